@@ -1,0 +1,218 @@
+"""Reads of the knowledge layer, chiefly rendering: the assistant never reads the fact table.
+
+It reads one document per topic, rendered from the facts live on the date of the question. A fact past
+its end date is simply not rendered (no job has to run for it to expire); while a temporary fact is in
+force, the permanent fact it overrides is shown as paused, with the date it resumes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from apps.facts.models import (
+    Disagreement,
+    DisagreementStatus,
+    Evidence,
+    Fact,
+    FactEvent,
+    FactStatus,
+    Source,
+    SourceKind,
+    Topic,
+    Visibility,
+)
+
+AUDIENCE_VISITOR = "visitor"
+AUDIENCE_STAFF = "staff"
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    kind: str
+    ref: str
+    title: str
+    learned_on: date
+
+    @property
+    def label(self) -> str:
+        """How a visitor sees it under an answer: "per the owner, 12 Nov" / "from the website, 3 Nov"."""
+        when = f"{self.learned_on.day} {self.learned_on:%b}"
+        return {
+            SourceKind.OWNER_ANSWER: f"per the owner, {when}",
+            SourceKind.PROFILE: f"from the business profile, {when}",
+            SourceKind.DOCUMENT: f"from a document, {when}",
+            SourceKind.WEBSITE: f"from the website, {when}",
+        }.get(SourceKind(self.kind), when)
+
+
+@dataclass(frozen=True)
+class RenderedFact:
+    id: int
+    statement: str
+    state: str  # current | temporary | paused | upcoming
+    learned_at: datetime
+    valid_from: date | None
+    valid_to: date | None
+    sources: tuple[SourceRef, ...]
+    line: str
+
+
+@dataclass(frozen=True)
+class RenderedTopic:
+    topic_id: int
+    name: str
+    on: date
+    text: str
+    facts: tuple[RenderedFact, ...] = field(default_factory=tuple)
+
+    @property
+    def sources(self) -> list[SourceRef]:
+        seen: dict[tuple[str, str], SourceRef] = {}
+        for fact in self.facts:
+            for src in fact.sources:
+                current = seen.get((src.kind, src.ref))
+                if current is None or src.learned_on > current.learned_on:
+                    seen[(src.kind, src.ref)] = src
+        return sorted(seen.values(), key=lambda s: s.learned_on, reverse=True)
+
+
+def _fmt(day: date) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+def facts_live_on(on: date, *, audience: str = AUDIENCE_VISITOR) -> QuerySet[Fact]:
+    """Facts that can apply on ``on`` or later: live, not past their end date. Visitors never see
+    internal facts (the filter is in the query, not in a prompt)."""
+    q = Q(status=FactStatus.LIVE) & (Q(valid_to__isnull=True) | Q(valid_to__gte=on))
+    if audience != AUDIENCE_STAFF:
+        q &= Q(visibility=Visibility.PUBLIC)
+    return Fact.objects.filter(q)
+
+
+def _business_display_name() -> str:
+    from django.db import connection
+
+    from apps.tenants.models import Business
+
+    tenant = getattr(connection, "tenant", None)
+    name = getattr(tenant, "name", None)
+    if name:
+        return str(name)
+    business = Business.objects.filter(schema_name=connection.schema_name).only("name").first()
+    return business.name if business else "The business"
+
+
+def _render_lines(facts: list[Fact], on: date) -> list[tuple[Fact, str, str]]:
+    """Order and word one topic's facts for a date: (fact, state, line)."""
+    in_force_temp: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        if f.is_temporary and (f.valid_from is None or f.valid_from <= on):
+            in_force_temp[f.aspect].append(f)
+    lines: list[tuple[Fact, str, str]] = []
+    for f in facts:
+        if f.is_temporary:
+            if f.valid_from is not None and f.valid_from > on:
+                until = f" to {_fmt(f.valid_to)}" if f.valid_to else ""
+                lines.append((f, "upcoming", f"From {_fmt(f.valid_from)}{until} (upcoming): {f.statement}"))
+            elif f.valid_to is not None:
+                lines.append((f, "temporary", f"Until {_fmt(f.valid_to)} (temporary): {f.statement}"))
+            else:
+                lines.append((f, "current", f.statement))
+            continue
+        overrides = in_force_temp.get(f.aspect, [])
+        if overrides:
+            if any(o.valid_to is None for o in overrides):
+                continue  # replaced from a start date on, with no end: no longer applies
+            resumes = max(o.valid_to for o in overrides if o.valid_to) + timedelta(days=1)
+            lines.append((f, "paused", f"Usually, and again from {_fmt(resumes)}: {f.statement}"))
+        else:
+            lines.append((f, "current", f.statement))
+    order = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}
+    lines.sort(key=lambda item: (order[item[1]], item[0].learned_at, item[0].pk))
+    return lines
+
+
+def knowledge_render(
+    *, on: date, topic_ids: Iterable[int] | None = None, audience: str = AUDIENCE_VISITOR
+) -> list[RenderedTopic]:
+    """The business's knowledge as one document per topic, for the date ``on``."""
+    facts_qs = facts_live_on(on, audience=audience).select_related("topic").prefetch_related(
+        Prefetch("evidence", queryset=Evidence.objects.filter(withdrawn_at__isnull=True).select_related("source"))
+    )
+    if topic_ids is not None:
+        facts_qs = facts_qs.filter(topic_id__in=list(topic_ids))
+    by_topic: dict[int, list[Fact]] = defaultdict(list)
+    topics: dict[int, Topic] = {}
+    for fact in facts_qs.order_by("learned_at", "id"):
+        by_topic[fact.topic_id].append(fact)
+        topics[fact.topic_id] = fact.topic
+    business = _business_display_name()
+    rendered = []
+    for topic_id, facts in by_topic.items():
+        topic = topics[topic_id]
+        lines = _render_lines(facts, on)
+        if not lines:
+            continue
+        header = (
+            f"{topic.name}\n"
+            f"This is {business}'s current information on {topic.name} as of {_fmt(on)}. "
+            "Anything not listed here was not stated by the business."
+        )
+        rendered_facts = []
+        for fact, state, line in lines:
+            refs = tuple(
+                SourceRef(kind=e.kind, ref=e.source.ref, title=e.source.title, learned_on=e.added_at.date())
+                for e in fact.evidence.all()
+            )
+            rendered_facts.append(
+                RenderedFact(id=fact.pk, statement=fact.statement, state=state, learned_at=fact.learned_at,
+                             valid_from=fact.valid_from, valid_to=fact.valid_to, sources=refs, line=line)
+            )
+        text = header + "\n" + "\n".join(f"- {rf.line}" for rf in rendered_facts)
+        rendered.append(RenderedTopic(topic_id=topic_id, name=topic.name, on=on, text=text,
+                                      facts=tuple(rendered_facts)))
+    rendered.sort(key=lambda t: t.name.lower())
+    return rendered
+
+
+def topic_render(topic: Topic, *, on: date, audience: str = AUDIENCE_VISITOR) -> RenderedTopic | None:
+    found = knowledge_render(on=on, topic_ids=[topic.pk], audience=audience)
+    return found[0] if found else None
+
+
+def knowledge_text(*, on: date, audience: str = AUDIENCE_VISITOR) -> str:
+    return "\n\n".join(t.text for t in knowledge_render(on=on, audience=audience))
+
+
+def topics_with_counts() -> QuerySet[Topic]:
+    return Topic.objects.annotate(
+        live=Count("facts", filter=Q(facts__status=FactStatus.LIVE)),
+        retired=Count("facts", filter=Q(facts__status=FactStatus.RETIRED)),
+    ).order_by("name")
+
+
+def topic_history(topic: Topic) -> list[FactEvent]:
+    """What changed on a topic, when and why, newest first."""
+    return list(
+        FactEvent.objects.filter(fact__topic=topic).select_related("fact", "related", "version__source").order_by("-at", "-id")
+    )
+
+
+def facts_of_topic(topic: Topic) -> QuerySet[Fact]:
+    return topic.facts.all().prefetch_related("evidence__source").order_by("-learned_at", "-id")
+
+
+def disagreements_open() -> QuerySet[Disagreement]:
+    return Disagreement.objects.filter(status=DisagreementStatus.OPEN).select_related("fact__topic", "source")
+
+
+def sources_list(kind: str | None = None) -> QuerySet[Source]:
+    qs = Source.objects.annotate(
+        facts=Count("evidence__fact", filter=Q(evidence__withdrawn_at__isnull=True), distinct=True)
+    ).order_by("-last_read_at", "-id")
+    return qs.filter(kind=kind) if kind else qs

@@ -1,0 +1,552 @@
+"""Writes of the knowledge layer: the rules that decide what is true (seed 000, section 3.2).
+
+Every entry point here is one unit of work in one transaction: a source event either changes the
+knowledge completely or not at all. Both extractors only *propose* records (``Candidate``); the
+rules below decide what becomes a fact, what it replaces, and what is recorded as a disagreement:
+
+1. Only what is new is processed: an unchanged source is a no-op recorded as "seen"; a changed one
+   processes only its new parts; facts that came only from removed parts are retired.
+2. Newer replaces older on the same subject (same topic and aspect); other aspects only add detail.
+3. An owner's answer is never replaced by a document or the website: that becomes a disagreement.
+4. A temporary fact never replaces a permanent one; the permanent one applies again afterwards.
+5. Retiring a source retires only the facts that came only from it.
+6. Nothing is deleted; every change is a FactEvent with its reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from apps.facts.extraction.base import (
+    Candidate,
+    ExtractionContext,
+    ExtractionError,
+    Extractor,
+    get_extractor,
+    topic_key,
+)
+from apps.facts.extraction.parts import Part, normalise, split_parts
+from apps.facts.models import (
+    OWNER_RANK,
+    PRECEDENCE,
+    Disagreement,
+    DisagreementStatus,
+    Evidence,
+    EventKind,
+    Fact,
+    FactEvent,
+    FactStatus,
+    Source,
+    SourceKind,
+    SourcePart,
+    SourceVersion,
+    Topic,
+    VersionOutcome,
+    Visibility,
+)
+from apps.facts.signals import announce_topics_changed
+
+logger = logging.getLogger(__name__)
+
+MAX_SOURCE_CHARS = 1_000_000
+
+
+class KnowledgeInputError(ValueError):
+    """Bad input for a source event (empty, not text, too large). Nothing was written."""
+
+
+@dataclass
+class IngestResult:
+    version: SourceVersion
+    added: list[Fact] = field(default_factory=list)
+    confirmed: list[Fact] = field(default_factory=list)
+    retired: list[Fact] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
+    skipped_parts: list[dict[str, str]] = field(default_factory=list)
+    touched_topics: set[int] = field(default_factory=set)
+
+    @property
+    def unchanged(self) -> bool:
+        return self.version.outcome == VersionOutcome.SEEN
+
+
+# ----------------------------------------------------------------------------------------------
+# Names and hashes
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+def aspect_key(aspect: str) -> str:
+    return " ".join(aspect.lower().split())[:200]
+
+
+def _value_key(value: str | None) -> str:
+    return " ".join((value or "").lower().replace(",", "").split()).rstrip(".")
+
+
+def topic_get_or_create(name: str) -> Topic:
+    name = " ".join(name.split())[:120] or "General"
+    key = topic_key(name)
+    topic = Topic.objects.filter(key=key).first()
+    if topic is None:
+        topic = Topic.objects.create(name=name[:1].upper() + name[1:], key=key)
+    return topic
+
+
+def _business_name() -> str:
+    from apps.tenants.models import Business
+
+    tenant = getattr(connection, "tenant", None)
+    name = getattr(tenant, "name", None)
+    if name:
+        return str(name)
+    business = Business.objects.filter(schema_name=connection.schema_name).only("name").first()
+    return business.name if business else "The business"
+
+
+def _event(fact: Fact, kind: EventKind, reason: str, *, at: datetime, version: SourceVersion | None = None,
+           related: Fact | None = None, actor: str = "") -> None:
+    FactEvent.objects.create(fact=fact, kind=kind, reason=reason[:500], version=version, related=related,
+                             actor=actor, at=at)
+
+
+def _describe(source: Source) -> str:
+    if source.kind == SourceKind.WEBSITE:
+        return f"the website ({source.ref})"
+    if source.kind == SourceKind.DOCUMENT:
+        return f"document '{source.title or source.ref}'"
+    if source.kind == SourceKind.PROFILE:
+        return "the business profile"
+    return "the owner's answer"
+
+
+def _authority(fact: Fact) -> int:
+    kinds = Evidence.objects.filter(fact=fact, withdrawn_at__isnull=True).values_list("kind", flat=True)
+    ranks = [PRECEDENCE[SourceKind(k)] for k in kinds]
+    return max(ranks) if ranks else PRECEDENCE[SourceKind(fact.source_kind)]
+
+
+def _windows_overlap(a_from: date | None, a_to: date | None, b_from: date | None, b_to: date | None) -> bool:
+    return (a_from or date.min) <= (b_to or date.max) and (b_from or date.min) <= (a_to or date.max)
+
+
+def _same_subject_conflicts(fact: Fact, cand: Candidate) -> bool:
+    """Whether ``cand`` and ``fact`` compete for the same time: two permanent facts always do; a
+    temporary and a permanent one never do (the temporary one overrides while in force)."""
+    fact_temp = fact.valid_from is not None or fact.valid_to is not None
+    cand_temp = cand.valid_from is not None or cand.valid_to is not None
+    if fact_temp != cand_temp:
+        return False
+    if not fact_temp:
+        return True
+    return _windows_overlap(fact.valid_from, fact.valid_to, cand.valid_from, cand.valid_to)
+
+
+def _same_value(fact: Fact, cand: Candidate) -> bool:
+    if fact.valid_from != cand.valid_from or fact.valid_to != cand.valid_to:
+        return False
+    if fact.value and cand.value:
+        return _value_key(fact.value) == _value_key(cand.value)
+    return normalise(fact.statement).lower().rstrip(".") == normalise(cand.statement).lower().rstrip(".")
+
+
+# ----------------------------------------------------------------------------------------------
+# One source event
+
+
+@dataclass
+class _Run:
+    source: Source
+    version: SourceVersion
+    part: SourcePart | None
+    rank: int
+    at: datetime
+    question: str
+    result: IngestResult
+    actor: str = ""
+
+
+def _retire(fact: Fact, reason: str, *, run_at: datetime, by: Fact | None = None,
+            version: SourceVersion | None = None, actor: str = "") -> None:
+    fact.status = FactStatus.RETIRED
+    fact.retired_at = run_at
+    fact.retired_reason = reason[:300]
+    fact.retired_by = by
+    fact.save(update_fields=["status", "retired_at", "retired_reason", "retired_by"])
+    _event(fact, EventKind.RETIRED, reason, at=run_at, version=version, related=by, actor=actor)
+
+
+def _add_evidence(fact: Fact, run: _Run) -> None:
+    Evidence.objects.create(fact=fact, source=run.source, version=run.version, part=run.part,
+                            kind=run.source.kind, added_at=run.at)
+
+
+def _apply_candidate(cand: Candidate, run: _Run) -> None:
+    topic = topic_get_or_create(cand.topic)
+    aspect = aspect_key(cand.aspect) or aspect_key(cand.statement)
+    run.result.touched_topics.add(topic.pk)
+    same_subject = list(Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE))
+    named = [int(i) for i in getattr(cand, "replaces", []) or [] if str(i).isdigit()]
+    if named:  # a language-model extractor may name what it replaces; the rules still decide
+        same_subject += list(Fact.objects.filter(pk__in=named, status=FactStatus.LIVE).exclude(
+            pk__in=[f.pk for f in same_subject]))
+
+    for fact in same_subject:
+        if fact.topic_id == topic.pk and fact.aspect == aspect and _same_value(fact, cand):
+            already = Evidence.objects.filter(fact=fact, source=run.source, withdrawn_at__isnull=True).exists()
+            _add_evidence(fact, run)  # per part: the fact survives while any stating part remains
+            if not already:
+                _event(fact, EventKind.CONFIRMED, f"Also stated by {_describe(run.source)}.", at=run.at,
+                       version=run.version)
+            run.result.confirmed.append(fact)
+            return
+
+    conflicts = [f for f in same_subject if f.pk in named or _same_subject_conflicts(f, cand)]
+    stronger = [f for f in conflicts if _authority(f) > run.rank]
+    if stronger:
+        owner_fact = max(stronger, key=_authority)
+        _record_disagreement(owner_fact, cand, run)
+        return
+
+    newer = [f for f in conflicts if f.learned_at > run.at]
+    fact = Fact.objects.create(
+        topic=topic, aspect=aspect, statement=normalise(cand.statement), value=(cand.value or "")[:200],
+        learned_at=run.at, valid_from=cand.valid_from, valid_to=cand.valid_to, source_kind=run.source.kind,
+        origin=run.version, question=run.question, visibility=run.source.visibility,
+    )
+    _add_evidence(fact, run)
+    _event(fact, EventKind.CREATED, f"Learned from {_describe(run.source)}.", at=run.at, version=run.version,
+           actor=run.actor)
+    if newer:  # this source is older than what we know: keep it, but as history
+        _retire(fact, "Superseded by newer information learned earlier.", run_at=run.at, by=newer[0],
+                version=run.version)
+        run.result.retired.append(fact)
+        return
+    run.result.added.append(fact)
+    for old in conflicts:
+        fact.replaces.add(old)
+        _retire(old, f"Replaced by newer information from {_describe(run.source)}.", run_at=run.at, by=fact,
+                version=run.version, actor=run.actor)
+        run.result.retired.append(old)
+
+
+def _record_disagreement(owner_fact: Fact, cand: Candidate, run: _Run) -> None:
+    statement = normalise(cand.statement)
+    exists = Disagreement.objects.filter(fact=owner_fact, source=run.source, statement=statement,
+                                         status=DisagreementStatus.OPEN).exists()
+    if exists:
+        return
+    disagreement = Disagreement.objects.create(
+        fact=owner_fact, source=run.source, version=run.version, part=run.part,
+        candidate=cand.model_dump(mode="json"), statement=statement, created_at=run.at,
+    )
+    _event(owner_fact, EventKind.DISAGREEMENT,
+           f"{_describe(run.source).capitalize()} says otherwise: \"{statement}\" (not applied).",
+           at=run.at, version=run.version)
+    run.result.disagreements.append(disagreement)
+
+
+def _withdraw_parts(parts: list[SourcePart], run: _Run, reason: str) -> None:
+    """Withdraw the evidence of removed parts; retire facts left with no current evidence."""
+    if not parts:
+        return
+    evidence = Evidence.objects.filter(part__in=parts, withdrawn_at__isnull=True)
+    fact_ids = set(evidence.values_list("fact_id", flat=True))
+    evidence.update(withdrawn_at=run.at, withdrawn_reason=reason[:300])
+    Disagreement.objects.filter(part__in=parts, status=DisagreementStatus.OPEN).update(
+        status=DisagreementStatus.DISMISSED, resolved_at=run.at, resolved_by="system: the source no longer says this"
+    )
+    for fact in Fact.objects.filter(pk__in=fact_ids, status=FactStatus.LIVE):
+        if not Evidence.objects.filter(fact=fact, withdrawn_at__isnull=True).exists():
+            _retire(fact, reason, run_at=run.at, version=run.version)
+            run.result.retired.append(fact)
+            run.result.touched_topics.add(fact.topic_id)
+
+
+def _removal_reason(source: Source) -> str:
+    if source.kind == SourceKind.WEBSITE:
+        return f"No longer on the website ({source.ref})."
+    if source.kind == SourceKind.DOCUMENT:
+        return f"No longer in document '{source.title or source.ref}'."
+    return f"No longer stated by {_describe(source)}."
+
+
+def _check_text(content: str) -> str:
+    if content is None or not content.strip():
+        raise KnowledgeInputError("The source is empty: there is nothing to learn from it.")
+    if len(content) > MAX_SOURCE_CHARS:
+        raise KnowledgeInputError(
+            f"The source is {len(content):,} characters long; the limit is {MAX_SOURCE_CHARS:,}. Split it into "
+            "several documents."
+        )
+    sample = content[:20000]
+    control = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\n\r\t")
+    if "\x00" in sample or control > len(sample) * 0.05:
+        raise KnowledgeInputError("The source does not look like text (binary data or control characters).")
+    return content
+
+
+@transaction.atomic
+def source_ingest(
+    *,
+    kind: SourceKind | str,
+    ref: str,
+    content: str,
+    title: str = "",
+    question: str = "",
+    read_at: datetime | None = None,
+    visibility: Visibility | str = Visibility.PUBLIC,
+    extractor: Extractor | None = None,
+    actor: str = "",
+) -> IngestResult:
+    """Read one source event (a crawl of a page, an upload, an owner answer) into the knowledge."""
+    kind = SourceKind(kind)
+    content = _check_text(content)
+    read_at = read_at or timezone.now()
+    ref = ref.strip()[:500]
+    if not ref:
+        raise KnowledgeInputError("A source needs a reference (URL, file name or id).")
+    digest = content_hash(f"{question}\n{content}" if question else content)
+
+    source = Source.objects.select_for_update().filter(kind=kind, ref=ref).first()
+    if source is None:
+        source = Source.objects.create(kind=kind, ref=ref, title=title[:300], visibility=visibility)
+    elif source.is_active and source.last_hash == digest:
+        version = SourceVersion.objects.create(source=source, content_hash=digest, read_at=read_at,
+                                               outcome=VersionOutcome.SEEN)
+        source.last_read_at = read_at
+        source.save(update_fields=["last_read_at"])
+        return IngestResult(version=version)
+
+    extractor = extractor or get_extractor()
+    version = SourceVersion.objects.create(
+        source=source, content_hash=digest, content=content, question=question, read_at=read_at,
+        outcome=VersionOutcome.PROCESSED, extractor=extractor.name,
+    )
+    result = IngestResult(version=version)
+    if kind in (SourceKind.OWNER_ANSWER, SourceKind.PROFILE) and question:
+        parts = [Part(heading="", text=normalise(content), hash=content_hash(f"{question}\n{content}"))]
+    else:
+        parts = split_parts(content)
+    present = {p.hash: p for p in SourcePart.objects.filter(source=source, removed_in__isnull=True)}
+    incoming: dict[str, Part] = {}
+    for part in parts:
+        incoming.setdefault(part.hash, part)
+    new_parts = [p for h, p in incoming.items() if h not in present]
+    removed = [p for h, p in present.items() if h not in incoming]
+
+    business_name = _business_name()
+    existing_topics = list(Topic.objects.values_list("name", flat=True))
+    run = _Run(source=source, version=version, part=None, rank=PRECEDENCE[kind], at=read_at,
+               question=question, result=result, actor=actor)
+    for part in new_parts:
+        stored = SourcePart.objects.create(source=source, hash=part.hash, text=part.text, heading=part.heading[:500],
+                                           added_in=version)
+        context = ExtractionContext(
+            business_name=business_name, source_kind=kind.value, learned_on=read_at.date(),
+            question=question or None, heading=part.heading, existing_topics=existing_topics,
+            live_facts=[],
+        )
+        try:
+            candidates = extractor.extract(part.text, context)
+        except ExtractionError as exc:
+            result.skipped_parts.append({"text": part.text[:200], "reason": str(exc)})
+            continue
+        run.part = stored
+        for cand in candidates:
+            _apply_candidate(cand, run)
+            if cand.topic not in existing_topics:
+                existing_topics.append(cand.topic)
+
+    if removed:
+        SourcePart.objects.filter(pk__in=[p.pk for p in removed]).update(removed_in=version)
+        _withdraw_parts(removed, run, _removal_reason(source))
+
+    version.parts_added = len(new_parts)
+    version.parts_removed = len(removed)
+    version.facts_added = len(result.added)
+    version.facts_confirmed = len(result.confirmed)
+    version.facts_retired = len(result.retired)
+    version.disagreements = len(result.disagreements)
+    version.skipped_parts = result.skipped_parts
+    version.save()
+    source.last_hash = digest
+    source.last_read_at = read_at
+    source.is_active = True
+    source.retired_at = None
+    source.retired_reason = ""
+    if title:
+        source.title = title[:300]
+    source.save()
+    announce_topics_changed(result.touched_topics)
+    return result
+
+
+def owner_answer_record(*, question: str, answer: str, read_at: datetime | None = None, ref: str | None = None,
+                        visibility: Visibility | str = Visibility.PUBLIC, actor: str = "",
+                        extractor: Extractor | None = None) -> IngestResult:
+    """An owner's direct answer: the highest precedence. Each answer is its own source."""
+    if not answer or not answer.strip():
+        raise KnowledgeInputError("The answer is empty.")
+    return source_ingest(
+        kind=SourceKind.OWNER_ANSWER, ref=ref or f"answer-{uuid.uuid4().hex[:12]}", content=answer,
+        title=(question or answer)[:300], question=(question or "").strip(), read_at=read_at,
+        visibility=visibility, actor=actor, extractor=extractor,
+    )
+
+
+@transaction.atomic
+def owner_fact_add(*, topic: str, statement: str, aspect: str = "", value: str = "",
+                   valid_from: date | None = None, valid_to: date | None = None,
+                   replaces: list[Fact] | None = None, visibility: Visibility | str = Visibility.PUBLIC,
+                   actor: str = "", read_at: datetime | None = None) -> IngestResult:
+    """An owner writes a fact directly (the portal's "add" and "edit by replacing"): no extraction."""
+    statement = normalise(statement)
+    if not statement:
+        raise KnowledgeInputError("The statement is empty.")
+    if valid_from and valid_to and valid_from > valid_to:
+        raise KnowledgeInputError("The fact ends before it starts.")
+    read_at = read_at or timezone.now()
+    source = Source.objects.create(kind=SourceKind.OWNER_ANSWER, ref=f"portal-{uuid.uuid4().hex[:12]}",
+                                   title=f"Added by {actor or 'the owner'}: {statement[:200]}", visibility=visibility)
+    version = SourceVersion.objects.create(source=source, content_hash=content_hash(statement), content=statement,
+                                           read_at=read_at, outcome=VersionOutcome.PROCESSED, extractor="owner")
+    part = SourcePart.objects.create(source=source, hash=content_hash(statement), text=statement, added_in=version)
+    result = IngestResult(version=version)
+    run = _Run(source=source, version=version, part=part, rank=PRECEDENCE[SourceKind.OWNER_ANSWER], at=read_at,
+               question="", result=result, actor=actor)
+    replaced = replaces or []
+    cand = Candidate(topic=topic, aspect=aspect or (replaced[0].aspect if replaced else statement),
+                     statement=statement, value=value or None, valid_from=valid_from, valid_to=valid_to)
+    if replaced:
+        cand = cand.model_copy(update={"replaces": [str(f.pk) for f in replaced]})
+    _apply_candidate(cand, run)
+    source.last_hash = version.content_hash
+    source.last_read_at = read_at
+    source.save(update_fields=["last_hash", "last_read_at"])
+    version.facts_added = len(result.added)
+    version.facts_retired = len(result.retired)
+    version.save(update_fields=["facts_added", "facts_retired"])
+    announce_topics_changed(result.touched_topics)
+    return result
+
+
+@transaction.atomic
+def source_retire(*, source: Source, reason: str = "", actor: str = "", at: datetime | None = None) -> IngestResult:
+    """Retire a source: only the facts that came only from it are retired."""
+    at = at or timezone.now()
+    source = Source.objects.select_for_update().get(pk=source.pk)
+    version = SourceVersion.objects.create(source=source, content_hash=source.last_hash, read_at=at,
+                                           outcome=VersionOutcome.RETIRED)
+    result = IngestResult(version=version)
+    run = _Run(source=source, version=version, part=None, rank=PRECEDENCE[SourceKind(source.kind)], at=at,
+               question="", result=result, actor=actor)
+    parts = list(SourcePart.objects.filter(source=source, removed_in__isnull=True))
+    SourcePart.objects.filter(pk__in=[p.pk for p in parts]).update(removed_in=version)
+    why = reason or f"{_describe(source).capitalize()} was retired."
+    _withdraw_parts(parts, run, why)
+    # Evidence without a part (none today) is withdrawn with the source too.
+    Evidence.objects.filter(source=source, withdrawn_at__isnull=True).update(withdrawn_at=at, withdrawn_reason=why)
+    Disagreement.objects.filter(source=source, status=DisagreementStatus.OPEN).update(
+        status=DisagreementStatus.DISMISSED, resolved_at=at, resolved_by="system: source retired")
+    source.is_active = False
+    source.retired_at = at
+    source.retired_reason = why[:300]
+    source.last_hash = ""
+    source.save()
+    version.facts_retired = len(result.retired)
+    version.save(update_fields=["facts_retired"])
+    announce_topics_changed(result.touched_topics)
+    return result
+
+
+@transaction.atomic
+def fact_retire(*, fact: Fact, reason: str, actor: str = "") -> Fact:
+    fact = Fact.objects.select_for_update().get(pk=fact.pk)
+    if fact.status != FactStatus.LIVE:
+        raise KnowledgeInputError("This fact is already retired.")
+    if not reason.strip():
+        raise KnowledgeInputError("Say why the fact is retired.")
+    _retire(fact, reason.strip(), run_at=timezone.now(), actor=actor)
+    announce_topics_changed({fact.topic_id})
+    return fact
+
+
+@transaction.atomic
+def fact_restore(*, fact: Fact, reason: str = "", actor: str = "") -> Fact:
+    """Undo a wrong retirement: the fact is live again and the fact that replaced it is retired."""
+    now = timezone.now()
+    fact = Fact.objects.select_for_update().get(pk=fact.pk)
+    if fact.status == FactStatus.LIVE:
+        raise KnowledgeInputError("This fact is live already.")
+    replacement = fact.retired_by
+    fact.status = FactStatus.LIVE
+    fact.retired_at = None
+    fact.retired_reason = ""
+    fact.retired_by = None
+    fact.save(update_fields=["status", "retired_at", "retired_reason", "retired_by"])
+    why = reason.strip() or "Restored by the owner."
+    _event(fact, EventKind.RESTORED, why, at=now, related=replacement, actor=actor)
+    if replacement is not None and replacement.status == FactStatus.LIVE:
+        _retire(replacement, f"The owner restored the fact it had replaced: {why}", run_at=now, by=fact, actor=actor)
+    announce_topics_changed({fact.topic_id} | ({replacement.topic_id} if replacement else set()))
+    return fact
+
+
+@transaction.atomic
+def disagreement_resolve(*, disagreement: Disagreement, accept: bool, actor: str = "") -> Disagreement:
+    """Accept (the source's value replaces the owner's fact) or dismiss (the owner's value stands)."""
+    now = timezone.now()
+    disagreement = Disagreement.objects.select_for_update().get(pk=disagreement.pk)
+    if disagreement.status != DisagreementStatus.OPEN:
+        raise KnowledgeInputError("This disagreement is already resolved.")
+    disagreement.resolved_at = now
+    disagreement.resolved_by = actor
+    if not accept:
+        disagreement.status = DisagreementStatus.DISMISSED
+        disagreement.save()
+        return disagreement
+    cand = Candidate.model_validate(disagreement.candidate)
+    owner_fact = disagreement.fact
+    fact = Fact.objects.create(
+        topic=owner_fact.topic, aspect=owner_fact.aspect, statement=disagreement.statement,
+        value=(cand.value or "")[:200], learned_at=now, valid_from=cand.valid_from, valid_to=cand.valid_to,
+        source_kind=disagreement.source.kind, origin=disagreement.version, visibility=owner_fact.visibility,
+    )
+    Evidence.objects.create(fact=fact, source=disagreement.source, version=disagreement.version,
+                            part=disagreement.part, kind=disagreement.source.kind, added_at=now)
+    _event(fact, EventKind.CREATED, f"The owner accepted the value from {_describe(disagreement.source)}.",
+           at=now, version=disagreement.version, related=owner_fact, actor=actor)
+    if owner_fact.status == FactStatus.LIVE:
+        fact.replaces.add(owner_fact)
+        _retire(owner_fact, f"The owner accepted \"{disagreement.statement}\" instead.", run_at=now, by=fact,
+                actor=actor)
+    disagreement.status = DisagreementStatus.ACCEPTED
+    disagreement.resulting_fact = fact
+    disagreement.save()
+    announce_topics_changed({fact.topic_id})
+    return disagreement
+
+
+__all__ = [
+    "OWNER_RANK",
+    "IngestResult",
+    "KnowledgeInputError",
+    "disagreement_resolve",
+    "fact_restore",
+    "fact_retire",
+    "owner_answer_record",
+    "owner_fact_add",
+    "source_ingest",
+    "source_retire",
+    "topic_get_or_create",
+]

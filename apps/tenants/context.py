@@ -1,0 +1,28 @@
+"""Entering a business's schema from code that is not an HTTP request: consumers and tasks.
+
+Rule (docs/architecture.md): every sync function called from async code, and every background task,
+enters the business's schema itself. The schema is a property of a database connection, and
+``database_sync_to_async`` runs on a thread pool whose connections are shared by all businesses, so
+setting it once (on connect, or when enqueueing) leaks data between tenants under concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from channels.db import database_sync_to_async
+from django_tenants.utils import schema_context
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def run_in_schema(schema_name: str, func: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    with schema_context(schema_name):
+        return func(*args, **kwargs)
+
+
+async def call_in_schema(schema_name: str, func: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run a sync ORM function for one business from async code, inside that business's schema."""
+    return await database_sync_to_async(run_in_schema)(schema_name, func, *args, **kwargs)

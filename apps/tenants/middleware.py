@@ -1,0 +1,58 @@
+"""Selects the business's schema for each HTTP request, by host or by /t/<slug>/ path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
+from django.urls import set_urlconf
+from django_tenants.urlresolvers import get_subfolder_urlconf
+
+from apps.tenants.models import Business
+from apps.tenants.routing import UnknownTenant, resolve
+
+# One URLconf module per path-routed business, built once: Django caches a resolver per URLconf
+# object, so building a fresh module per request would grow that cache without bound.
+_path_urlconfs: dict[str, object] = {}
+
+
+def _path_urlconf(business: Business, slug: str) -> object:
+    urlconf = _path_urlconfs.get(slug)
+    if urlconf is None:
+        business.domain_subfolder = slug  # type: ignore[attr-defined]
+        urlconf = _path_urlconfs.setdefault(slug, get_subfolder_urlconf(business))
+    return urlconf
+
+
+class TenantRoutingMiddleware:
+    """Must be first. Unknown tenants get a plain 404 that reveals nothing."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        connection.set_schema_to_public()
+        try:
+            route = resolve(request.META.get("HTTP_HOST", ""), request.path)
+        except UnknownTenant:
+            return HttpResponseNotFound("Not found.", content_type="text/plain")
+        request.tenant_prefix = ""  # type: ignore[attr-defined]
+        if route.business is None:
+            request.tenant = None  # type: ignore[attr-defined]
+            request.urlconf = settings.PUBLIC_SCHEMA_URLCONF  # type: ignore[attr-defined]
+        else:
+            business = route.business
+            request.tenant = business  # type: ignore[attr-defined]
+            connection.set_tenant(business)
+            if route.path_slug:
+                request.urlconf = _path_urlconf(business, route.path_slug)  # type: ignore[attr-defined]
+                request.tenant_prefix = f"/{settings.TENANT_SUBFOLDER_PREFIX}/{route.path_slug}"  # type: ignore[attr-defined]
+            else:
+                request.urlconf = settings.ROOT_URLCONF  # type: ignore[attr-defined]
+        set_urlconf(request.urlconf)  # type: ignore[attr-defined]
+        try:
+            return self.get_response(request)
+        finally:
+            connection.set_schema_to_public()

@@ -1,0 +1,25 @@
+"""ASGI entry point: HTTP through Django (tenant middleware), websockets through Channels.
+
+Websocket routes are collected from the apps' ``websocket_urlpatterns`` lists (``xorventa.ws_routes``),
+behind the tenant resolver and the session/auth middleware.
+"""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "xorventa.settings")
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from apps.tenants.asgi import TenantResolverMiddleware  # noqa: E402
+from xorventa.ws_routes import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": TenantResolverMiddleware(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)

@@ -1,0 +1,267 @@
+"""Xorventa settings: one module, driven by environment variables (see .env.example and README).
+
+Every value is read through the typed helpers in ``xorventa.env``, which refuse bad values with a
+message naming the variable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+from xorventa.env import env_bool, env_float, env_int, env_list, env_path, env_secret, env_str, load_dotenv
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+load_dotenv(BASE_DIR / ".env")
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_secret("SECRET_KEY", debug=DEBUG, debug_default="dev-only-insecure-secret-key-change-me")
+
+# Where the embedded database, uploads and other local state live.
+DATA_DIR = env_path("XORVENTA_DATA_DIR", BASE_DIR / ".xorventa")
+
+# The host that serves the public site (landing page, reseller console, API). Businesses are served
+# on <slug>.<BASE_DOMAIN> and, without any DNS, on /t/<slug>/ under the public host.
+BASE_DOMAIN = env_str("XORVENTA_BASE_DOMAIN", "localhost").lower()
+PUBLIC_HOSTS = [h.lower() for h in env_list("XORVENTA_PUBLIC_HOSTS", [BASE_DOMAIN, "127.0.0.1", "testserver"])]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [f".{BASE_DOMAIN}", *PUBLIC_HOSTS] if DEBUG else [])
+if not DEBUG and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off (e.g. '.example.com').")
+SITE_URL = env_str("XORVENTA_SITE_URL", f"http://{BASE_DOMAIN}:8000").rstrip("/")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+SHARED_APPS = [
+    "django_tenants",
+    "apps.tenants",  # first: its first migration creates the vector extension in public
+    "apps.accounts",
+    "daphne",
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.admin",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "django_q",
+    "django_htmx",
+    "apps.portal",
+]
+TENANT_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.admin",
+    "apps.facts",
+]
+INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
+
+TENANT_MODEL = "tenants.Business"
+TENANT_DOMAIN_MODEL = "tenants.Domain"
+PUBLIC_SCHEMA_URLCONF = "xorventa.urls_public"
+ROOT_URLCONF = "xorventa.urls"
+TENANT_SUBFOLDER_PREFIX = "t"  # path routing: /t/<slug>/...
+AUTH_USER_MODEL = "accounts.User"
+
+MIDDLEWARE = [
+    "apps.tenants.middleware.TenantRoutingMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "apps.tenants.context_processors.tenant",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "xorventa.wsgi.application"
+ASGI_APPLICATION = "xorventa.asgi.application"
+
+
+def _database_from_url(url: str) -> dict[str, object]:
+    parsed = urlparse(url)
+    if parsed.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(f"DATABASE_URL must be a postgresql:// URL, not {parsed.scheme!r}.")
+    query = parse_qs(parsed.query)
+    return {
+        "NAME": unquote(parsed.path.lstrip("/")) or "xorventa",
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": unquote(parsed.hostname or query.get("host", [""])[0]),
+        "PORT": str(parsed.port or ""),
+        "OPTIONS": {k: v[0] for k, v in query.items() if k != "host"},
+    }
+
+
+DATABASE_URL = env_str("DATABASE_URL")
+_db: dict[str, object] = {
+    "ENGINE": "xorventa.db_backend",
+    "CONN_MAX_AGE": env_int("XORVENTA_CONN_MAX_AGE", 0, minimum=0),
+    "ATOMIC_REQUESTS": False,
+    "TEST": {"NAME": "test_xorventa"},
+}
+if DATABASE_URL:
+    _db.update(_database_from_url(DATABASE_URL))
+else:
+    # The embedded server (pgserver) starts on first connection: see xorventa/db_backend.
+    _db.update(
+        {
+            "NAME": "xorventa",
+            "USER": "postgres",
+            "PASSWORD": "",
+            "HOST": "",
+            "PORT": "",
+            "EMBEDDED_DATA_DIR": str(DATA_DIR / "pgdata"),
+        }
+    )
+DATABASES = {"default": _db}
+DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+MEDIA_ROOT = env_path("XORVENTA_MEDIA_ROOT", DATA_DIR / "media")
+MEDIA_URL = "/media/"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# Caches: the default cache is per tenant (django-tenants' key function); the "global" alias has no
+# tenant prefix and holds counters that must be shared across tenants (per-IP rate limits). In-process
+# memory for one server process; Redis when REDIS_URL is set (several processes, docs/scaling.md).
+REDIS_URL = env_str("REDIS_URL")
+_cache_backend = (
+    {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+)
+CACHES = {
+    "default": {
+        **_cache_backend,
+        "LOCATION": REDIS_URL or "xorventa-tenant",
+        "KEY_FUNCTION": "django_tenants.cache.make_key",
+        "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+    },
+    "global": {**_cache_backend, "LOCATION": REDIS_URL or "xorventa-global", "KEY_PREFIX": "global"},
+}
+
+# Channels: in-memory layer for one process; channels-redis for several (docs/scaling.md).
+CHANNEL_LAYERS = (
+    {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    if REDIS_URL
+    else {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+)
+
+# django-q2 on the ORM broker (PostgreSQL): no extra service to run.
+Q_CLUSTER = {
+    "name": "xorventa",
+    "orm": "default",
+    "workers": env_int("XORVENTA_WORKERS", 2, minimum=1),
+    "timeout": env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10),
+    "retry": env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10) + 60,
+    "max_attempts": 3,
+    "catch_up": False,
+    "poll": 0.5,
+    "sync": env_bool("XORVENTA_TASKS_SYNC", False),
+    "ack_failures": True,
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "rest_framework.views.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Xorventa API",
+    "DESCRIPTION": "Knowledge, chat and gaps for small businesses' assistants.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Xorventa <noreply@localhost>")
+
+# Security: production defaults, relaxed only by DEBUG.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SESSION_COOKIE_HTTPONLY = True
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SILENCED_SYSTEM_CHECKS: list[str] = []
+
+# Knowledge, retrieval and language model.
+XORVENTA_EXTRACTOR = env_str("XORVENTA_EXTRACTOR", "auto")  # auto | builtin | llm
+XORVENTA_LLM_BASE_URL = env_str("XORVENTA_LLM_BASE_URL") or None
+XORVENTA_LLM_API_KEY = env_str("XORVENTA_LLM_API_KEY") or None
+XORVENTA_LLM_MODEL = env_str("XORVENTA_LLM_MODEL") or None
+XORVENTA_LLM_TIMEOUT = env_float("XORVENTA_LLM_TIMEOUT", 30.0)
+XORVENTA_EMBEDDING_MODEL = env_str("XORVENTA_EMBEDDING_MODEL", "builtin:all-MiniLM-L6-v2")
+XORVENTA_EMBEDDING_REVISION = env_str("XORVENTA_EMBEDDING_REVISION") or None
+XORVENTA_EMBEDDING_QUERY_PREFIX = env_str("XORVENTA_EMBEDDING_QUERY_PREFIX")
+XORVENTA_EMBEDDING_SHA256 = env_str("XORVENTA_EMBEDDING_SHA256") or None
+XORVENTA_TORCH_THREADS = env_int("XORVENTA_TORCH_THREADS", 0, minimum=0) or None
+XORVENTA_MAX_SOURCE_CHARS = env_int("XORVENTA_MAX_SOURCE_CHARS", 1_000_000, minimum=1000)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
+}

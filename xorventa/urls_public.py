@@ -1,0 +1,17 @@
+"""URLs of the public site: landing page, reseller console, invitations, the management API."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+from apps.portal import views_public
+
+urlpatterns = [
+    path("", views_public.home, name="public-home"),
+    path("healthz", views_public.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("apps.accounts.urls")),
+    path("api/v1/", include("apps.tenants.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+]

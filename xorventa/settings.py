@@ -43,6 +43,7 @@ SHARED_APPS = [
     "django.contrib.messages",
     "django.contrib.admin",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -55,6 +56,7 @@ TENANT_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.admin",
     "apps.facts",
+    "apps.retrieval",
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 

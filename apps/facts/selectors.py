@@ -138,14 +138,20 @@ def _render_lines(facts: list[Fact], on: date) -> list[tuple[Fact, str, str]]:
 
 
 def knowledge_render(
-    *, on: date, topic_ids: Iterable[int] | None = None, audience: str = AUDIENCE_VISITOR
+    *,
+    on: date,
+    topic_ids: Iterable[int] | None = None,
+    audience: str = AUDIENCE_VISITOR,
+    fact_ids: Iterable[int] | None = None,
 ) -> list[RenderedTopic]:
-    """The business's knowledge as one document per topic, for the date ``on``."""
+    """The business's knowledge as one document per topic, for the date ``on`` (optionally only some
+    topics, or only some facts: retrieval hands the answerer just the facts of the pieces it kept)."""
     facts_qs = facts_live_on(on, audience=audience).select_related("topic").prefetch_related(
         Prefetch("evidence", queryset=Evidence.objects.filter(withdrawn_at__isnull=True).select_related("source"))
     )
     if topic_ids is not None:
         facts_qs = facts_qs.filter(topic_id__in=list(topic_ids))
+    wanted = set(fact_ids) if fact_ids is not None else None
     by_topic: dict[int, list[Fact]] = defaultdict(list)
     topics: dict[int, Topic] = {}
     for fact in facts_qs.order_by("learned_at", "id"):
@@ -156,6 +162,11 @@ def knowledge_render(
     for topic_id, facts in by_topic.items():
         topic = topics[topic_id]
         lines = _render_lines(facts, on)
+        if wanted is not None:
+            # Only the wanted facts, plus any temporary fact in force that overrides one of them: a
+            # permanent fact must never be presented as current while its override applies.
+            aspects = {f.aspect for f, _, _ in lines if f.pk in wanted}
+            lines = [(f, st, ln) for f, st, ln in lines if f.pk in wanted or (st == "temporary" and f.aspect in aspects)]
         if not lines:
             continue
         header = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
 from django.urls import set_urlconf
@@ -35,8 +36,8 @@ class TenantRoutingMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         connection.set_schema_to_public()
         try:
-            route = resolve(request.META.get("HTTP_HOST", ""), request.path)
-        except UnknownTenant:
+            route = resolve(request.get_host(), request.path)
+        except (UnknownTenant, DisallowedHost):
             return HttpResponseNotFound("Not found.", content_type="text/plain")
         request.tenant_prefix = ""  # type: ignore[attr-defined]
         if route.business is None:

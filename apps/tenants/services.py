@@ -39,7 +39,10 @@ def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: st
     name = name.strip()
     if not name:
         raise ValidationError({"name": "A business needs a name."})
-    SLUG_VALIDATOR(slug)
+    try:
+        SLUG_VALIDATOR(slug)
+    except ValidationError as exc:
+        raise ValidationError({"slug": exc.messages}) from None
     if slug in RESERVED_SLUGS:
         raise ValidationError({"slug": f"'{slug}' is reserved."})
     if Business.objects.filter(slug=slug).exists() or Business.objects.filter(schema_name=slug.replace("-", "_")).exists():

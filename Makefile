@@ -1,0 +1,59 @@
+# Two commands: `make run` (the product) and `make test` (the suite). Everything else is a helper.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+.PHONY: install run test test-slow test-fast lint format bench screenshots dbstop clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	@# torch first, pinned: an unpinned torch resolves to a multi-GB CUDA build (docs/decisions/0004).
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev]"
+	@touch $@
+
+.env:
+	@printf 'DEBUG=1\nSECRET_KEY=%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
+	@echo "Wrote .env (development settings; see .env.example for every variable)."
+
+run: install .env
+	$(PY) manage.py up
+
+test: install
+	@$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS); rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
+
+# Reuses one embedded test database between runs (faster local loop).
+test-fast: install
+	$(PY) -m pytest -q -m "not slow" --reuse-pg --reuse-db $(PYTEST_ARGS)
+
+test-slow: install
+	@$(PY) -m pytest -q -m slow $(PYTEST_ARGS); rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "no slow tests collected: failing"; exit 1; fi; exit $$rc
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy apps xorventa
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: install .env
+	$(PY) manage.py bench --quick
+
+screenshots: install .env
+	$(PY) manage.py screenshots
+
+dbstop:
+	-$(PY) manage.py dbserver stop
+
+clean: dbstop
+	rm -rf $(VENV) .xorventa

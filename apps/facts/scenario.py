@@ -1,0 +1,179 @@
+"""Replaying a scenario file (the format of shared/eval/scenarios/*.json) into a business's knowledge.
+
+The runner is split so that higher layers can add columns to the same report: the knowledge layer
+provides the `knowledge` column (the knowledge rendered for the question's date); retrieval adds
+`context` (what the answerer received) and chat adds `answer`. Each column is a function from a
+question to the text that is checked against the question's `require`/`forbid` patterns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from datetime import timezone as tz
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from apps.facts.models import Disagreement
+from apps.facts.selectors import knowledge_text
+from apps.facts.services import owner_answer_record, source_ingest
+
+
+class ScenarioEvent(BaseModel):
+    source: str
+    content: str
+    ref: str | None = None
+    question: str | None = None
+    on: date | None = None
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, value: str) -> str:
+        if value not in {"website", "document", "owner_answer", "profile"}:
+            raise ValueError("source must be website, document, owner_answer or profile")
+        return value
+
+
+class ScenarioQuestion(BaseModel):
+    ask: str
+    on: date | None = None
+    require: list[str] = Field(default_factory=list)
+    forbid: list[str] = Field(default_factory=list)
+
+    @field_validator("require", "forbid")
+    @classmethod
+    def _compiles(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            re.compile(pattern)
+        return patterns
+
+
+class ScenarioExpect(BaseModel):
+    disagreements_at_least: int = 0
+
+
+class Scenario(BaseModel):
+    name: str = "Scenario"
+    about: str = ""
+    today: date
+    events: list[ScenarioEvent]
+    questions: list[ScenarioQuestion]
+    expect: ScenarioExpect = Field(default_factory=ScenarioExpect)
+
+
+class ScenarioFileError(ValueError):
+    pass
+
+
+def scenario_load(path: str | Path) -> Scenario:
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ScenarioFileError(f"Cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ScenarioFileError(f"{path} is not valid JSON: {exc}") from None
+    try:
+        return Scenario.model_validate(raw)
+    except ValidationError as exc:
+        raise ScenarioFileError(f"{path} is not a scenario file:\n{exc}") from None
+
+
+@dataclass(frozen=True)
+class Check:
+    passed: bool
+    text: str
+    missing: list[str]
+    forbidden: list[str]
+
+
+def check_text(text: str, question: ScenarioQuestion) -> Check:
+    missing = [p for p in question.require if not re.search(p, text)]
+    forbidden = [p for p in question.forbid if re.search(p, text)]
+    return Check(passed=not missing and not forbidden, text=text, missing=missing, forbidden=forbidden)
+
+
+# A column: (question, the date it is asked on) -> the text to check.
+Column = Callable[[ScenarioQuestion, date], str]
+
+
+def knowledge_column(question: ScenarioQuestion, on: date) -> str:
+    return knowledge_text(on=on)
+
+
+@dataclass
+class QuestionResult:
+    ask: str
+    on: date
+    columns: dict[str, Check] = field(default_factory=dict)
+
+
+@dataclass
+class ScenarioReport:
+    name: str
+    questions: list[QuestionResult]
+    disagreements: int
+    expect_disagreements: int
+    column_names: Sequence[str]
+
+    def passed(self, column: str) -> int:
+        return sum(1 for q in self.questions if q.columns[column].passed)
+
+    @property
+    def ok(self) -> bool:
+        return self.disagreements >= self.expect_disagreements and all(
+            check.passed for q in self.questions for check in q.columns.values()
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "questions": [
+                {
+                    "ask": q.ask,
+                    "on": q.on.isoformat(),
+                    **{
+                        name: {"pass": c.passed, "text": c.text, "missing": c.missing, "forbidden": c.forbidden}
+                        for name, c in q.columns.items()
+                    },
+                }
+                for q in self.questions
+            ],
+            "summary": {
+                **{name: {"passed": self.passed(name), "total": len(self.questions)} for name in self.column_names},
+                "disagreements": self.disagreements,
+                "disagreements_expected_at_least": self.expect_disagreements,
+                "ok": self.ok,
+            },
+        }
+
+
+def scenario_play_events(scenario: Scenario) -> None:
+    """Play the events in order, in the current business's schema. Events on one day keep their order."""
+    for index, event in enumerate(scenario.events):
+        day = event.on or scenario.today
+        read_at = datetime.combine(day, time(9, 0), tzinfo=tz.utc) + timedelta(minutes=index)
+        if event.source == "owner_answer":
+            owner_answer_record(question=event.question or "", answer=event.content, read_at=read_at,
+                                ref=event.ref or f"scenario-answer-{index}")
+        else:
+            source_ingest(kind=event.source, ref=event.ref or f"scenario-{event.source}-{index}", content=event.content,
+                          question=event.question or "", read_at=read_at, title=event.ref or "")
+
+
+def scenario_ask(scenario: Scenario, columns: dict[str, Column]) -> ScenarioReport:
+    results = []
+    for question in scenario.questions:
+        on = question.on or scenario.today
+        result = QuestionResult(ask=question.ask, on=on)
+        for name, column in columns.items():
+            result.columns[name] = check_text(column(question, on), question)
+        results.append(result)
+    return ScenarioReport(
+        name=scenario.name, questions=results, disagreements=Disagreement.objects.count(),
+        expect_disagreements=scenario.expect.disagreements_at_least, column_names=list(columns),
+    )

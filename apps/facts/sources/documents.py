@@ -1,0 +1,623 @@
+"""Parsing of uploaded documents into the shared plain-text format.
+
+`parse_document` sniffs the type from the content (never trusting the file name, which only decides
+markdown vs plain text) and returns markdown-ish text: "# Title" / "## Section" headings, paragraphs
+separated by blank lines, "- item" list items and "cell | cell" table rows. Every problem a business
+owner can fix is raised as `DocumentError` with a message meant to be shown to them.
+
+No Django imports: the Django job calls this module.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import logging
+import re
+import unicodedata
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Literal
+
+from docx import Document as open_docx
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+from pypdf import PageObject, PasswordType, PdfReader
+
+from .html_text import extract_main_text, with_title_heading
+
+__all__ = [
+    "SUPPORTED_TYPES",
+    "DocumentError",
+    "DocumentKind",
+    "ParsedDocument",
+    "parse_document",
+    "sniff_kind",
+]
+
+logger = logging.getLogger(__name__)
+
+DocumentKind = Literal["pdf", "docx", "html", "markdown", "text"]
+SUPPORTED_TYPES = "PDF, Word (.docx), HTML, Markdown and plain text"
+DEFAULT_MAX_BYTES = 10_000_000
+SCANNED_PDF = (
+    "No text found in this PDF: it looks scanned (images only). Upload a text PDF or the original document."
+)
+NOT_TEXT = "This file does not contain readable text."
+MARKDOWN_EXTENSIONS = {".md", ".markdown", ".mdown", ".mkd", ".mdx"}
+
+
+class DocumentError(ValueError):
+    """A problem with the uploaded file; str(error) is a message fit for the business owner."""
+
+
+@dataclass
+class ParsedDocument:
+    kind: DocumentKind
+    title: str
+    text: str
+
+
+# --------------------------------------------------------------------------------------------------
+# Type sniffing
+
+_MAGIC: list[tuple[bytes, int, str]] = [
+    (b"\x89PNG\r\n\x1a\n", 0, "a PNG image"),
+    (b"\xff\xd8\xff", 0, "a JPEG image"),
+    (b"GIF87a", 0, "a GIF image"),
+    (b"GIF89a", 0, "a GIF image"),
+    (b"II*\x00", 0, "a TIFF image"),
+    (b"MM\x00*", 0, "a TIFF image"),
+    (b"\x00\x00\x01\x00", 0, "an icon file"),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        0,
+        "an old Microsoft Office file (.doc/.xls/.ppt) or an encrypted one",
+    ),
+    (b"{\\rtf", 0, "an RTF document"),
+    (b"\x1f\x8b", 0, "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", 0, "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", 0, "a RAR archive"),
+    (b"BZh", 0, "a bzip2 archive"),
+    (b"\xfd7zXZ\x00", 0, "an xz archive"),
+    (b"ID3", 0, "an MP3 audio file"),
+    (b"OggS", 0, "an Ogg media file"),
+    (b"fLaC", 0, "a FLAC audio file"),
+    (b"\x1aE\xdf\xa3", 0, "a WebM/Matroska video"),
+    (b"\x7fELF", 0, "a program (ELF executable)"),
+    (b"MZ", 0, "a Windows program"),
+    (b"wOFF", 0, "a web font"),
+    (b"wOF2", 0, "a web font"),
+    (b"SQLite format 3\x00", 0, "an SQLite database"),
+]
+_ZIP_KINDS = [
+    ("xl/workbook.xml", "an Excel spreadsheet (.xlsx)"),
+    ("ppt/presentation.xml", "a PowerPoint presentation (.pptx)"),
+    ("META-INF/container.xml", "an e-book (.epub)"),
+    ("content.xml", "an OpenDocument file (.odt/.ods/.odp)"),
+]
+_HTML_START_RE = re.compile(
+    r"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
+)
+_HTML_TAG_RE = re.compile(
+    r"</?(?:html|head|body|div|p|span|a|ul|ol|li|table|tr|td|th|h[1-6]|br|meta|title|section|article|strong|em"
+    r"|img|header|footer|nav|main)\b[^>]*>",
+    re.I,
+)
+_SVG_RE = re.compile(
+    r"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*(?:<!DOCTYPE svg[^>]*>\s*)?<svg\b", re.I | re.S
+)
+_ATX_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+\S", re.M)
+_SETEXT_RE = re.compile(r"^[^\s#>=-][^\n]*\n {0,3}(?:=+|-{2,})[ \t]*$", re.M)
+_MD_LINK_RE = re.compile(r"\[[^\]\n]+\]\([^)\s]+\)")
+_MD_LIST_RE = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])[ \t]+\S", re.M)
+_MD_EMPHASIS_RE = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`")
+
+
+def _binary_type(data: bytes) -> str | None:
+    """A human label for known non-text formats we do not support, else None."""
+    for magic, offset, label in _MAGIC:
+        if data[offset : offset + len(magic)] == magic:
+            return label
+    if data[:4] == b"RIFF" and data[8:12] in (b"WEBP", b"WAVE", b"AVI "):
+        return {b"WEBP": "a WebP image", b"WAVE": "a WAV audio file", b"AVI ": "an AVI video"}[data[8:12]]
+    if data[4:8] == b"ftyp":
+        brand = data[8:12]
+        return "a HEIC/AVIF image" if brand in (b"heic", b"heix", b"mif1", b"avif") else "an MP4/MOV video"
+    return None
+
+
+def _check_docx_zip(data: bytes) -> None:
+    """Return quietly for a DOCX, else raise DocumentError naming the kind of zip."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise DocumentError(
+            f"This file looks like a damaged ZIP archive. Supported types: {SUPPORTED_TYPES}."
+        ) from exc
+    if "word/document.xml" in names:
+        return
+    label = next((label for marker, label in _ZIP_KINDS if marker in names), "a ZIP archive")
+    raise _unsupported(label)
+
+
+def _unsupported(label: str) -> DocumentError:
+    return DocumentError(
+        f"This file looks like {label}, which is not supported. Supported types: {SUPPORTED_TYPES}."
+    )
+
+
+def _looks_like_markdown(text: str) -> bool:
+    if _ATX_RE.search(text) or _SETEXT_RE.search(text) or _MD_LINK_RE.search(text) or text.count("```") >= 2:
+        return True
+    return len(_MD_LIST_RE.findall(text)) >= 2 and bool(_MD_EMPHASIS_RE.search(text))
+
+
+def _looks_like_html(text: str) -> bool:
+    head = text[:4096]
+    if _HTML_START_RE.match(head):
+        return True
+    if not head.lstrip().startswith("<") or _ATX_RE.search(text):
+        return False
+    return len(_HTML_TAG_RE.findall(head)) >= 3
+
+
+def sniff_kind(data: bytes, filename: str = "") -> DocumentKind:
+    """Detect the document type from its content; the file name only separates markdown from text.
+
+    Raises DocumentError for empty files, known unsupported formats and binary junk.
+    """
+    if not data.strip(b" \t\r\n\x0b\x0c\x00").removeprefix(codecs.BOM_UTF8).strip():
+        raise DocumentError("The file is empty.")
+    if b"%PDF-" in data[:1024]:
+        return "pdf"
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        _check_docx_zip(data)
+        return "docx"
+    label = _binary_type(data)
+    if label is not None:
+        raise _unsupported(label)
+    text = _decode_text(data[:65536], check=False)
+    if _SVG_RE.match(text):
+        raise _unsupported("an SVG image")
+    if text.lstrip().startswith("<?xml") and not _looks_like_html(text):
+        raise _unsupported("an XML data file")
+    if _looks_like_html(text):
+        return "html"
+    if PurePath(filename).suffix.lower() in MARKDOWN_EXTENSIONS:
+        return "markdown"
+    return "markdown" if _looks_like_markdown(_decode_text(data, check=False)) else "text"
+
+
+# --------------------------------------------------------------------------------------------------
+# Text decoding and shared normalisation
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """Notepad-style UTF-16 text without BOM: every other byte is NUL."""
+    sample = data[:4096]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    for zeros, codec in ((odd, "utf-16-le"), (even, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
+def _decode_text(data: bytes, check: bool = True) -> str:
+    if data.startswith(codecs.BOM_UTF8):
+        text = data[3:].decode("utf-8", errors="replace")
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16", errors="replace")
+    elif b"\x00" in data:
+        utf16 = _utf16_without_bom(data)
+        if utf16 is None:
+            if check:
+                raise DocumentError(NOT_TEXT)
+            return data.decode("latin-1")
+        text = utf16
+    else:
+        text = _decode_legacy(data)
+    if check and not _readable(text):
+        raise DocumentError(NOT_TEXT)
+    return text
+
+
+def _decode_legacy(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
+            return data.decode("utf-8", errors="replace")  # a truncated last character
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _readable(text: str) -> bool:
+    if not text.strip():
+        return False
+    sample = text[:200_000]
+    bad = sum(
+        1
+        for ch in sample
+        if ch == "\ufffd" or (unicodedata.category(ch) in ("Cc", "Co", "Cn") and ch not in "\n\r\t\f")
+    )
+    return bad <= 0.02 * len(sample)
+
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_HSPACE_RE = re.compile(r"[^\S\n]+")
+_BULLET_RE = re.compile(r"^\s*(?:[•●▪■◦‣·○◆►✓✔\uf0b7\uf0a7]|[-*+\u2013\u2014](?=\s))\s*")
+
+
+def _finish(text: str) -> str:
+    """Trailing spaces off, at most one blank line in a row, no leading/trailing blank lines."""
+    text = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n\n"))
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+
+def _collapse(text: str) -> str:
+    return _HSPACE_RE.sub(" ", text.replace("\n", " ")).strip()
+
+
+def _stem_title(filename: str) -> str:
+    stem = PurePath(filename.replace("\\", "/")).stem if filename else ""
+    return _collapse(re.sub(r"[_]+|(?<=\w)-(?=\w)", " ", stem))
+
+
+def _result(kind: DocumentKind, title: str, text: str) -> ParsedDocument:
+    text = _finish(text)
+    if not re.search(r"\w", text):
+        raise DocumentError(SCANNED_PDF if kind == "pdf" else NOT_TEXT)
+    title = _collapse(title)
+    return ParsedDocument(kind=kind, title=title, text=with_title_heading(title, text))
+
+
+# --------------------------------------------------------------------------------------------------
+# Plain text and markdown
+
+_FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def _parse_text(data: bytes, filename: str) -> ParsedDocument:
+    text = _finish(_decode_text(data))
+    lines = [
+        _BULLET_RE.sub("- ", line, count=1) if _BULLET_RE.match(line) else line.strip()
+        for line in text.split("\n")
+    ]
+    text = "\n".join(_HSPACE_RE.sub(" ", line) for line in lines)
+    first = next((line for line in lines if line.strip()), "")
+    first = "" if first.startswith("- ") else first
+    title = _stem_title(filename) or (first if len(first) <= 120 else "")
+    if (
+        first and title == first
+    ):  # the first line *is* the title: make it the top heading instead of repeating it
+        text = text.replace(first, f"# {first}", 1)
+    return _result("text", title, text)
+
+
+def _parse_markdown(data: bytes, filename: str) -> ParsedDocument:
+    text = _finish(_decode_text(data))
+    title = ""
+    front = _FRONT_MATTER_RE.match(text)
+    if front:
+        match = re.search(r"(?m)^title\s*:\s*(.+)$", front.group(1))
+        title = match.group(1).strip().strip("\"'") if match else ""
+        text = text[front.end() :]
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    out: list[str] = []
+    in_fence = False
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if _FENCE_RE.match(line):
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        if in_fence:
+            out.append(line)
+            continue
+        underline = lines[index + 1] if index + 1 < len(lines) else ""
+        if (
+            line.strip()
+            and not _BULLET_RE.match(line)
+            and not _ATX_RE.match(line)
+            and re.fullmatch(r" {0,3}(=+|-{2,})\s*", underline)
+        ):
+            out.append(("# " if underline.strip()[0] == "=" else "## ") + line.strip())
+            continue
+        if re.fullmatch(r" {0,3}(=+|-{2,})\s*", line) and out and out[-1].startswith("#"):
+            continue  # the setext underline consumed above
+        heading = re.match(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", line)
+        if heading:
+            out.append(f"{heading.group(1)} {heading.group(2)}")
+        elif re.match(r"\s*[*+][ \t]+", line):
+            out.append(re.sub(r"^(\s*)[*+][ \t]+", r"\1- ", line))
+        else:
+            out.append(line)
+    text = "\n".join(out)
+    h1 = re.search(r"(?m)^# (.+)$", text)
+    any_heading = re.search(r"(?m)^#{1,6} (.+)$", text)
+    title = (
+        (h1.group(1) if h1 else "")
+        or title
+        or _stem_title(filename)
+        or (any_heading.group(1) if any_heading else "")
+    )
+    return _result("markdown", title, text)
+
+
+# --------------------------------------------------------------------------------------------------
+# HTML
+
+
+def _parse_html(data: bytes, filename: str) -> ParsedDocument:
+    page = extract_main_text(data)
+    return _result("html", page.title or _stem_title(filename), page.text)
+
+
+# --------------------------------------------------------------------------------------------------
+# DOCX
+
+
+def _parse_docx(data: bytes, filename: str) -> ParsedDocument:
+    try:
+        document = open_docx(io.BytesIO(data))
+        paragraphs = list(document.iter_inner_content())
+        core_title = document.core_properties.title or ""
+    except Exception as exc:
+        raise DocumentError("This Word document could not be read; it may be damaged.") from exc
+
+    def heading_level(paragraph: Paragraph) -> int | None:
+        style = paragraph.style
+        while style is not None:
+            name = (style.name or "").lower()
+            if name == "title":
+                return 0
+            match = re.fullmatch(r"heading (\d)", name)
+            if match:
+                return int(match.group(1))
+            style = style.base_style
+        return None
+
+    levels = {id(p): heading_level(p) for p in paragraphs if isinstance(p, Paragraph)}
+    has_title_style = 0 in levels.values()
+    blocks: list[str] = []
+    title = core_title.strip()
+    list_run: list[str] = []
+
+    def flush_list() -> None:
+        if list_run:
+            blocks.append("\n".join(list_run))
+            list_run.clear()
+
+    for item in paragraphs:
+        if isinstance(item, Table):
+            flush_list()
+            rows = _docx_table_rows(item)
+            if rows:
+                blocks.append("\n".join(rows))
+            continue
+        text = "\n".join(_collapse(line) for line in item.text.split("\n") if line.strip())
+        if not text:
+            continue
+        level = levels[id(item)]
+        if level is not None:
+            flush_list()
+            text = _collapse(text)
+            depth = 1 if level == 0 else min(6, level + (1 if has_title_style else 0))
+            blocks.append("#" * depth + " " + text)
+            if not title and (level == 0 or (level == 1 and not has_title_style)):
+                title = text
+            continue
+        list_level = _docx_list_level(item)
+        if list_level is not None:
+            list_run.append("  " * list_level + "- " + _collapse(text))
+            continue
+        flush_list()
+        blocks.append(text)
+    flush_list()
+    return _result("docx", title or _stem_title(filename), "\n\n".join(blocks))
+
+
+def _docx_list_level(paragraph: Paragraph) -> int | None:
+    """Nesting level when the paragraph is a list item (numbering or a List style), else None."""
+    p_pr: Any = paragraph._p.pPr  # python-docx's oxml descriptors are not typed
+    num_pr: Any = p_pr.numPr if p_pr is not None else None
+    if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
+        ilvl = num_pr.ilvl
+        return int(ilvl.val) if ilvl is not None else 0
+    name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    match = re.fullmatch(r"List(?: (?:Bullet|Number|Continue))?(?: (\d))?|List Paragraph", name)
+    if match:
+        return int(match.group(1)) - 1 if match.group(1) else 0
+    return None
+
+
+def _docx_table_rows(table: Table) -> list[str]:
+    rows: list[str] = []
+    for row in table.rows:
+        cells: list[str] = []
+        previous = None
+        try:
+            row_cells = row.cells
+        except Exception:  # malformed table XML: skip the row rather than the document
+            logger.debug("skipping an unreadable DOCX table row", exc_info=True)
+            continue
+        for cell in row_cells:
+            if cell._tc is previous:  # horizontally merged cells repeat the same element
+                continue
+            previous = cell._tc
+            cells.append(_collapse(cell.text))
+        if any(cells):
+            rows.append(" | ".join(cells))
+    return rows
+
+
+# --------------------------------------------------------------------------------------------------
+# PDF
+
+_PAGE_NUMBER_RE = re.compile(
+    r"^(?:page|p\.|seite|página|pagina)?\s*[-\u2013]?\s*\d{1,4}\s*(?:(?:of|/|von|de)\s*\d{1,4})?\s*[-\u2013]?$",
+    re.I,
+)
+_SENTENCE_END_RE = re.compile(r"[.!?:;)\]\"'»”]$")
+
+
+def _pdf_has_images(page: PageObject) -> bool:
+    try:
+        resources = page.get("/Resources")
+        resources = resources.get_object() if resources is not None else None
+        xobjects = resources.get("/XObject") if resources is not None else None
+        xobjects = xobjects.get_object() if xobjects is not None else None
+        if not xobjects:
+            return False
+        return any(xobjects[name].get_object().get("/Subtype") == "/Image" for name in xobjects)
+    except Exception:
+        return False
+
+
+def _strip_running_lines(pages: list[list[str]]) -> list[list[str]]:
+    """Drop page numbers and headers/footers repeated at the top/bottom of most pages."""
+
+    def key(line: str) -> str:
+        return re.sub(r"\d+", "#", line).lower()
+
+    counts: Counter[str] = Counter()
+    if len(pages) >= 3:
+        for lines in pages:
+            edge = [line for line in lines if line][:2] + [line for line in lines if line][-2:]
+            counts.update({key(line) for line in edge})
+    threshold = max(2, int(0.6 * len(pages) + 0.5))
+    cleaned: list[list[str]] = []
+    for lines in pages:
+        non_empty = [i for i, line in enumerate(lines) if line]
+        edges = set(non_empty[:2] + non_empty[-2:])
+        kept = [
+            line
+            for i, line in enumerate(lines)
+            if not (i in edges and (_PAGE_NUMBER_RE.match(line) or counts[key(line)] >= threshold))
+        ]
+        cleaned.append(kept)
+    return cleaned
+
+
+def _starts_section(previous: str, line: str, full: int) -> bool:
+    """A short, unpunctuated, capitalised line after a finished sentence: probably a heading."""
+    return (
+        bool(_SENTENCE_END_RE.search(previous))
+        and len(line) < 0.6 * full
+        and line[:1].isupper()
+        and not _SENTENCE_END_RE.search(line)
+    )
+
+
+def _pdf_blocks(lines: list[str]) -> list[str]:
+    """Rebuild paragraphs from hard-wrapped lines: a line close to full width continues on the next."""
+    lengths = sorted(len(line) for line in lines if line)
+    if not lengths:
+        return []
+    full = lengths[min(len(lengths) - 1, int(len(lengths) * 0.8))]
+    wraps = full >= 40
+    blocks: list[str] = []
+    current: list[str] = []  # lines of the current block; a line may be a list item
+
+    def flush() -> None:
+        if current:
+            blocks.append("\n".join(current))
+            current.clear()
+
+    previous = ""
+    for line in lines:
+        if not line:
+            flush()
+            previous = ""
+            continue
+        bullet = _BULLET_RE.match(line)
+        if bullet:
+            if current and not current[-1].startswith("- "):
+                flush()
+            current.append("- " + line[bullet.end() :])
+        elif (
+            previous and wraps and len(previous) >= 0.75 * full and not _starts_section(previous, line, full)
+        ):
+            joiner = "" if previous.endswith("-") and line[:1].islower() else " "
+            current[-1] += joiner + line
+        elif previous and _SENTENCE_END_RE.search(previous):
+            flush()
+            current.append(line)
+        else:
+            if current and current[-1].startswith("- "):
+                flush()
+            current.append(line)
+        previous = line
+    flush()
+    return blocks
+
+
+def _pdf_title(metadata_title: str, filename: str, first_line: str) -> str:
+    title = re.sub(r"^Microsoft (?:Word|PowerPoint|Excel) - ", "", metadata_title.strip())
+    if title.lower() in ("", "untitled", "title", "document") or re.search(r"\.\w{2,4}$", title):
+        title = ""
+    return title or _stem_title(filename) or (first_line if len(first_line) <= 120 else "")
+
+
+def _parse_pdf(data: bytes, filename: str) -> ParsedDocument:
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+            raise DocumentError("This PDF is password-protected. Remove the password and upload it again.")
+        pages = list(reader.pages)
+        metadata_title = (reader.metadata.title if reader.metadata is not None else None) or ""
+    except DocumentError:
+        raise
+    except Exception as exc:
+        raise DocumentError("This PDF could not be read; it may be damaged.") from exc
+
+    if not pages:
+        raise DocumentError("This PDF could not be read; it may be damaged.")
+    raw_pages: list[list[str]] = []
+    for page in pages:
+        try:
+            extracted = page.extract_text() or ""
+        except Exception:  # one broken page must not lose the others
+            extracted = ""
+        raw_pages.append([_HSPACE_RE.sub(" ", line).strip() for line in _finish(extracted).split("\n")])
+
+    cleaned = _strip_running_lines(raw_pages)
+    alnum = sum(ch.isalnum() for lines in cleaned for line in lines for ch in line)
+    if alnum == 0 or (alnum < 5 * len(pages) and sum(map(_pdf_has_images, pages)) * 2 > len(pages)):
+        raise DocumentError(SCANNED_PDF)
+    blocks = [block for lines in cleaned for block in _pdf_blocks(lines)]
+    first_line = next((line for lines in cleaned for line in lines if line), "")
+    return _result("pdf", _pdf_title(metadata_title, filename, first_line), "\n\n".join(blocks))
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def parse_document(data: bytes, filename: str = "", max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDocument:
+    """Parse an uploaded file (type sniffed from the content) into title + markdown-ish text."""
+    if len(data) > max_bytes:
+        limit = f"{max_bytes / 1_000_000:g} MB" if max_bytes >= 1_000_000 else f"{max_bytes:,} bytes"
+        raise DocumentError(f"The file is larger than {limit}.")
+    kind = sniff_kind(data, filename)
+    if kind == "pdf":
+        return _parse_pdf(data, filename)
+    if kind == "docx":
+        return _parse_docx(data, filename)
+    if kind == "html":
+        return _parse_html(data, filename)
+    if kind == "markdown":
+        return _parse_markdown(data, filename)
+    return _parse_text(data, filename)

@@ -1,0 +1,78 @@
+"""`make run`: migrate, seed the demo, then run the ASGI server and the task worker until Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from apps.portal.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG
+
+
+class Command(BaseCommand):
+    help = "Run Xorventa locally: database, migrations, demo data, web server (with websockets) and worker."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=os.environ.get("XORVENTA_HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("XORVENTA_PORT", "8000")))
+        parser.add_argument("--no-demo", action="store_true", help="Do not seed the demo business")
+        parser.add_argument("--no-worker", action="store_true")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        started = time.perf_counter()
+        call_command("migrate_schemas", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        if not opts["no_demo"]:
+            call_command("seed_demo")
+        from django.db import connections
+
+        connections.close_all()  # the children open their own
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        children: list[subprocess.Popen[bytes]] = [
+            subprocess.Popen(  # noqa: S603
+                [sys.executable, "-m", "daphne", "-b", opts["host"], "-p", str(opts["port"]), "xorventa.asgi:application"],
+                env=env,
+            )
+        ]
+        if not opts["no_worker"]:
+            children.append(subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env))  # noqa: S603
+        base = f"http://{settings.BASE_DOMAIN}:{opts['port']}"
+        self.stdout.write(
+            self.style.SUCCESS(f"\nXorventa is running (ready in {time.perf_counter() - started:.1f} s):")
+            + f"\n  Public site and API    {base}/   (API docs {base}/api/docs/)"
+            + f"\n  Demo business, by path {base}/t/{DEMO_SLUG}/"
+            + f"\n  Demo business, by host http://{DEMO_SLUG}.{settings.BASE_DOMAIN}:{opts['port']}/"
+            + f"\n  Staff admin            {base}/admin/"
+            + f"\n  Owner login            {DEMO_OWNER_EMAIL} / {DEMO_OWNER_PASSWORD}"
+            + f"\n  Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (also staff admin)"
+            + "\nPress Ctrl-C to stop.\n"
+        )
+        stopping = False
+
+        def stop(signum: int, frame: object) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while not stopping and all(child.poll() is None for child in children):
+                time.sleep(0.3)
+        finally:
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGINT)
+            deadline = time.monotonic() + 15
+            for child in children:
+                try:
+                    child.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            self.stdout.write("Stopped the server and the worker. The database keeps running; `make dbstop` stops it.")

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class RetrievalConfig(AppConfig):
+    name = "apps.retrieval"
+    label = "retrieval"
+    verbose_name = "Retrieval index"
+
+    def ready(self) -> None:
+        # Facts announce changes; retrieval listens and re-indexes (facts never import retrieval).
+        from apps.facts.signals import topics_changed
+        from apps.retrieval.receivers import reindex_changed_topics
+
+        topics_changed.connect(reindex_changed_topics, dispatch_uid="retrieval-reindex")

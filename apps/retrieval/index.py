@@ -1,0 +1,252 @@
+"""Building the index of one business: topic documents cut into pieces, embedded, stored with pgvector.
+
+What is indexed is the business's knowledge rendered per topic (never raw fact rows): the live facts
+of a topic, one line each, packed into pieces of about 900 characters with 150 characters of overlap,
+each embedded with the topic's name as its title. A change to a fact re-indexes only its topic; a
+model change builds a whole new generation beside the old one and switches to it in one transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import date
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from apps.facts.models import Fact, FactStatus, Topic, Visibility
+from apps.retrieval import embedding
+from apps.retrieval.chunking import chunk_document
+from apps.retrieval.models import Audience, IndexState, Piece
+
+logger = logging.getLogger(__name__)
+
+PIECE_SIZE = 900
+PIECE_OVERLAP = 150
+
+
+class IndexStaleError(RuntimeError):
+    """The stored vectors were made by another model (or revision) than the one loaded now."""
+
+
+@dataclass(frozen=True)
+class PieceDraft:
+    topic_id: int
+    position: int
+    audience: str
+    topic_has_internal: bool
+    title: str
+    text: str
+    fact_ids: tuple[int, ...]
+    expires_on: date | None
+
+
+def _fact_line(fact: Fact) -> str:
+    if fact.valid_from and fact.valid_to:
+        return f"{fact.statement} (from {fact.valid_from:%d %b %Y} to {fact.valid_to:%d %b %Y})"
+    if fact.valid_to:
+        return f"{fact.statement} (until {fact.valid_to:%d %b %Y})"
+    if fact.valid_from:
+        return f"{fact.statement} (from {fact.valid_from:%d %b %Y})"
+    return fact.statement
+
+
+def _pack(lines: list[tuple[Fact, str]]) -> list[list[tuple[Fact, str]]]:
+    """Pack whole fact lines into pieces of at most PIECE_SIZE characters; the next piece starts with
+    the previous piece's last lines up to PIECE_OVERLAP characters, so a detail near a boundary is
+    found with its neighbours."""
+    pieces: list[list[tuple[Fact, str]]] = []
+    current: list[tuple[Fact, str]] = []
+    size = 0
+    for item in lines:
+        length = len(item[1]) + 1
+        if current and size + length > PIECE_SIZE:
+            pieces.append(current)
+            overlap: list[tuple[Fact, str]] = []
+            carried = 0
+            for prev in reversed(current):
+                if carried + len(prev[1]) + 1 > PIECE_OVERLAP:
+                    break
+                overlap.insert(0, prev)
+                carried += len(prev[1]) + 1
+            current, size = overlap, carried
+        current.append(item)
+        size += length
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def topic_drafts(topic: Topic, *, today: date | None = None) -> list[PieceDraft]:
+    """The pieces of one topic, for visitors and (only when it has internal facts) for staff."""
+    today = today or timezone.localdate()
+    facts = list(
+        Fact.objects.filter(topic=topic, status=FactStatus.LIVE)
+        .exclude(valid_to__lt=today)
+        .order_by("learned_at", "id")
+    )
+    has_internal = any(f.visibility == Visibility.INTERNAL for f in facts)
+    drafts: list[PieceDraft] = []
+    audiences = [(Audience.VISITOR, [f for f in facts if f.visibility == Visibility.PUBLIC])]
+    if has_internal:
+        audiences.append((Audience.STAFF, facts))
+    for audience, chosen in audiences:
+        lines: list[tuple[Fact, str]] = []
+        for fact in chosen:
+            line = _fact_line(fact)
+            if len(line) > PIECE_SIZE:  # one long statement (a pasted paragraph): cut it at sentences
+                lines.extend(
+                    (fact, p.text) for p in chunk_document(topic.name, line, PIECE_SIZE, PIECE_OVERLAP)
+                )
+            else:
+                lines.append((fact, line))
+        for position, packed in enumerate(_pack(lines)):
+            piece_facts = [f for f, _ in packed]
+            ends = [f.valid_to for f in piece_facts]
+            drafts.append(
+                PieceDraft(
+                    topic_id=topic.pk,
+                    position=position,
+                    audience=audience,
+                    topic_has_internal=has_internal,
+                    title=topic.name,
+                    text="\n".join(line for _, line in packed),
+                    fact_ids=tuple(dict.fromkeys(f.pk for f in piece_facts)),
+                    expires_on=None
+                    if any(e is None for e in ends)
+                    else max(e for e in ends if e is not None),
+                )
+            )
+    return drafts
+
+
+def embedding_text(title: str, text: str) -> str:
+    return f"{title}\n{text}"
+
+
+def _store(drafts: list[PieceDraft], generation: int) -> int:
+    if not drafts:
+        return 0
+    vectors = embedding.embed_passages([embedding_text(d.title, d.text) for d in drafts])
+    pieces = Piece.objects.bulk_create(
+        [
+            Piece(
+                generation=generation,
+                topic_id=d.topic_id,
+                position=d.position,
+                audience=d.audience,
+                topic_has_internal=d.topic_has_internal,
+                title=d.title,
+                text=d.text,
+                fact_ids=list(d.fact_ids),
+                expires_on=d.expires_on,
+                embedding=vectors[i].tolist(),
+            )
+            for i, d in enumerate(drafts)
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE retrieval_piece SET search = setweight(to_tsvector('english', title), 'A') || "
+            "to_tsvector('english', text) WHERE id = ANY(%s)",
+            [[p.pk for p in pieces]],
+        )
+    return len(pieces)
+
+
+def index_state() -> IndexState:
+    """The index's state row, created on first use in the current model's space."""
+    state = IndexState.objects.first()
+    if state is None:
+        embedder = embedding.get_embedder()
+        state = IndexState.objects.create(
+            model_id=embedder.model_id(), golden=embedder.golden_vector(), built_at=timezone.now()
+        )
+    return state
+
+
+def index_check() -> IndexState:
+    """Guard against silent drift: the loaded model must reproduce the stored golden vector."""
+    state = index_state()
+    embedder = embedding.get_embedder()
+    reason = ""
+    if state.model_id != embedder.model_id():
+        reason = f"the index was built with {state.model_id}, but {embedder.model_id()} is configured"
+    elif not embedder.golden_matches(list(state.golden)):
+        reason = "the embedding model no longer reproduces the stored golden vector (cosine < 0.999)"
+    if reason and state.status != "stale":
+        state.status, state.stale_reason = "stale", reason[:500]
+        state.save(update_fields=["status", "stale_reason"])
+    elif not reason and state.status == "stale":
+        state.status, state.stale_reason = "ready", ""
+        state.save(update_fields=["status", "stale_reason"])
+    return state
+
+
+@transaction.atomic
+def index_topics(topic_ids: Iterable[int]) -> int:
+    """Re-index these topics (and only these) in the active generation."""
+    ids = sorted(set(topic_ids))
+    if not ids:
+        return 0
+    state = index_state()
+    Piece.objects.filter(generation=state.generation, topic_id__in=ids).delete()
+    drafts = [d for topic in Topic.objects.filter(pk__in=ids) for d in topic_drafts(topic)]
+    return _store(drafts, state.generation)
+
+
+def index_rebuild() -> IndexState:
+    """Re-embed everything into a new generation, then switch to it at once (the old one serves until
+    the switch commits, so visitors never see a half-built index)."""
+    state = index_state()
+    new_generation = state.generation + 1
+    Piece.objects.filter(generation=new_generation).delete()  # leftovers of an interrupted rebuild
+    drafts = [d for topic in Topic.objects.all() for d in topic_drafts(topic)]
+    for start in range(0, len(drafts), 256):
+        with transaction.atomic():
+            _store(drafts[start : start + 256], new_generation)
+    embedder = embedding.get_embedder()
+    with transaction.atomic():
+        state = IndexState.objects.select_for_update().get(pk=state.pk)
+        old = state.generation
+        state.generation = new_generation
+        state.model_id = embedder.model_id()
+        state.golden = embedder.golden_vector()
+        state.status, state.stale_reason = "ready", ""
+        state.built_at = timezone.now()
+        state.save()
+        Piece.objects.filter(generation=old).delete()
+    return state
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching: bulk ingestion (a crawl, an evaluation load) re-indexes each touched topic once at the end.
+
+_deferred: ContextVar[set[int] | None] = ContextVar("retrieval_deferred_topics", default=None)
+
+
+@contextlib.contextmanager
+def reindex_deferred() -> Iterator[set[int]]:
+    if _deferred.get() is not None:  # nested: the outermost block indexes
+        yield _deferred.get() or set()
+        return
+    pending: set[int] = set()
+    token = _deferred.set(pending)
+    try:
+        yield pending
+    finally:
+        _deferred.reset(token)
+    if pending:
+        index_topics(pending)
+
+
+def reindex_or_defer(topic_ids: Iterable[int]) -> None:
+    pending = _deferred.get()
+    if pending is not None:
+        pending.update(topic_ids)
+    else:
+        index_topics(topic_ids)

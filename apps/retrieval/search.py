@@ -1,0 +1,347 @@
+"""The query path: from a visitor's message (and the conversation behind it) to the knowledge the
+answerer receives. Each step is measured, logged and switchable (RetrievalOptions):
+
+1. two passes: the message alone, and the message blended with recent turns; a message whose own best
+   match reaches the "new question" threshold keeps reserved places for its own results;
+2. repair: below the repair threshold, misspellings are corrected against the business's vocabulary;
+3. kind of fact (seed 003): "prices", "opening hours"... searched on its own, with a reserved place;
+4. keyword: Postgres full text, when the message carries exact identifiers (or when enabled);
+5. diversity: a pool of four times the final count, at most three pieces from one topic;
+6. confidence: the message's top similarity, with the decisions it triggers;
+7. optional cross-encoder re-ranking (drafts), failing open;
+8. a log of all of it.
+
+The answerer then receives each kept piece's facts rendered for the question's date, so expired facts
+never reach it even when nobody re-indexed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+from django.db import connection
+from django.db.models import Q
+from pgvector.django import CosineDistance
+
+from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, RenderedTopic, knowledge_render
+from apps.retrieval import embedding
+from apps.retrieval.index import index_state
+from apps.retrieval.kinds import kind_of_fact
+from apps.retrieval.models import Audience, Piece
+from apps.retrieval.repair import Vocabulary
+from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
+
+_IDENTIFIER = re.compile(
+    r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"  # SKU-123, A4, x200
+    r"|\+?\d[\d ().-]{6,}\d"  # phone numbers
+    r"|\b\d{4,}\b"  # long numbers: order or model numbers
+)
+_ORDINAL = re.compile(r"^\d+(st|nd|rd|th|am|pm|h|s|k|km|mi|min|mins|hrs?)$", re.IGNORECASE)
+
+
+@dataclass
+class RetrievalOptions:
+    k: int = 4
+    pool_factor: int = 4
+    max_per_topic: int = 3
+    two_pass: bool = True
+    history_turns: int = 2
+    reserved_own: int = 2
+    contextual_discount: float = 0.05
+    repair: bool = True
+    kind_leg: bool = True
+    kind_slots: int = 1
+    keyword: str = "auto"  # auto: only for exact identifiers | on | off
+    diversity: bool = True
+    rerank: bool = False
+
+    def label(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in asdict(self).items())
+
+
+@dataclass
+class Hit:
+    piece_id: int
+    topic_id: int
+    title: str
+    text: str
+    fact_ids: list[int]
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def best(self) -> float:
+        return max(self.scores.values()) if self.scores else 0.0
+
+    def rank_score(self, contextual_discount: float) -> float:
+        """The score that orders candidates: the message's own similarity (or its repaired form's),
+        the blended pass's discounted, and keyword coverage. The kind-of-fact leg is not on this scale
+        (a one-word query matches headings strongly) and acts only through its reserved place."""
+        own = [self.scores.get(leg, -1.0) for leg in ("message", "repaired", "keyword")]
+        return max(*own, self.scores.get("contextual", -1.0) - contextual_discount)
+
+
+@dataclass
+class RetrievalResult:
+    message: str
+    on: date
+    hits: list[Hit]
+    context: list[RenderedTopic]
+    confidence: float
+    top_similarity: float
+    decisions: dict[str, bool]
+    profile: ThresholdProfile
+    log: dict[str, Any]
+
+    @property
+    def fact_ids(self) -> list[int]:
+        return [f.id for topic in self.context for f in topic.facts]
+
+    def context_text(self) -> str:
+        return "\n\n".join(t.text for t in self.context)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _audience_q(audience: str) -> Q:
+    if audience == AUDIENCE_STAFF:
+        return Q(audience=Audience.STAFF) | Q(audience=Audience.VISITOR, topic_has_internal=False)
+    return Q(audience=Audience.VISITOR)
+
+
+def _vector_search(vector: Any, *, generation: int, audience: str, on: date, limit: int) -> list[tuple[Piece, float]]:
+    rows = (
+        Piece.objects.filter(_audience_q(audience), generation=generation)
+        .filter(Q(expires_on__isnull=True) | Q(expires_on__gte=on))
+        .annotate(distance=CosineDistance("embedding", vector))
+        .order_by("distance")
+        .only("id", "topic_id", "title", "text", "fact_ids")[:limit]
+    )
+    return [(p, 1.0 - float(p.distance)) for p in rows]  # type: ignore[attr-defined]
+
+
+def _keyword_search(message: str, *, generation: int, audience: str, on: date, limit: int) -> list[tuple[Piece, float]]:
+    """Full text, scored by lexical coverage (seed 002): 0.25 + 0.6 x share of the message's stems
+    found in the piece, so that it can be compared with cosine similarities on one absolute scale."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array_agg(DISTINCT lexeme) FROM unnest(to_tsvector('english', %s)) AS t(lexeme, positions, weights)",
+            [message],
+        )
+        stems = [s for s in (cursor.fetchone() or [None])[0] or [] if s]
+    if not stems:
+        return []
+    query = " | ".join(f"'{s}'" for s in stems)
+    rows = list(
+        Piece.objects.filter(_audience_q(audience), generation=generation)
+        .filter(Q(expires_on__isnull=True) | Q(expires_on__gte=on))
+        .extra(where=["search @@ to_tsquery('english', %s)"], params=[query])  # noqa: S610 - parameterised
+        .only("id", "topic_id", "title", "text", "fact_ids", "search")[: limit * 4]
+    )
+    scored = []
+    for piece in rows:
+        found = sum(1 for s in stems if s in _stems_of(piece))
+        scored.append((piece, min(0.95, 0.25 + 0.6 * found / len(stems))))
+    scored.sort(key=lambda item: item[1], reverse=True)
+    return scored[:limit]
+
+
+def _stems_of(piece: Piece) -> set[str]:
+    return {token.split(":")[0].strip("'") for token in str(piece.search or "").split()}
+
+
+def has_identifier(message: str) -> bool:
+    return any(not _ORDINAL.match(m.group().strip()) for m in _IDENTIFIER.finditer(message))
+
+
+# Vocabulary per business and index generation, rebuilt when the index changes.
+_vocabularies: dict[tuple[str, int, int, int], Vocabulary] = {}
+
+
+def _vocabulary(generation: int) -> Vocabulary:
+    marker = Piece.objects.filter(generation=generation).order_by("-id").values_list("id", flat=True).first() or 0
+    count = Piece.objects.filter(generation=generation).count()
+    key = (connection.schema_name, generation, marker, count)
+    vocab = _vocabularies.get(key)
+    if vocab is None:
+        texts = Piece.objects.filter(generation=generation).values_list("title", "text")
+        vocab = Vocabulary.from_texts(f"{t}\n{x}" for t, x in texts)
+        for old in [k for k in _vocabularies if k[0] == key[0]]:
+            _vocabularies.pop(old, None)
+        _vocabularies[key] = vocab
+    return vocab
+
+
+def blend(message: str, history: Sequence[str], turns: int) -> str:
+    recent = [h.strip() for h in history if h and h.strip()][-turns:]
+    return " ".join([*recent, message.strip()])
+
+
+def business_profile() -> ThresholdProfile:
+    state = index_state()
+    base = builtin_profile(state.model_id)
+    if state.thresholds:
+        values = {**base.values, **{k: float(v) for k, v in state.thresholds.items() if k in base.values}}
+        return ThresholdProfile(model=state.model_id, values=values, origin="calibrated for this business")
+    return base
+
+
+def retrieve(
+    message: str,
+    *,
+    on: date,
+    history: Sequence[str] = (),
+    audience: str = AUDIENCE_VISITOR,
+    options: RetrievalOptions | None = None,
+    query_vector: Any | None = None,
+) -> RetrievalResult:
+    """Everything the answerer needs for one turn, in the current business's schema."""
+    opts = options or RetrievalOptions()
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = round((now - clock) * 1000, 2)
+        clock = now
+
+    state = index_state()
+    profile = business_profile()
+    generation = state.generation
+    pool = opts.k * opts.pool_factor
+    hits: dict[int, Hit] = {}
+    variants: list[dict[str, Any]] = []
+
+    def add(leg: str, query: str, found: list[tuple[Piece, float]]) -> list[int]:
+        variants.append({"leg": leg, "query": query, "candidates": [
+            {"piece": p.pk, "topic": p.title, "score": round(s, 4)} for p, s in found[:8]]})
+        for piece, score in found:
+            hit = hits.setdefault(piece.pk, Hit(piece_id=piece.pk, topic_id=piece.topic_id, title=piece.title,
+                                                text=piece.text, fact_ids=list(piece.fact_ids)))
+            hit.scores[leg] = max(score, hit.scores.get(leg, -1.0))
+        return [p.pk for p, _ in found]
+
+    # 1. The message alone (the vector may have been computed ahead, during typing: speculative retrieval).
+    vector = query_vector if query_vector is not None else embedding.embed_query(message)
+    lap("embed_message")
+    own = add("message", message, _vector_search(vector, generation=generation, audience=audience, on=on, limit=pool))
+    top_similarity = max((hits[i].scores["message"] for i in own), default=0.0)
+    lap("search_message")
+
+    # 2. Repair misspellings when the message's best match is weak.
+    repaired = ""
+    if opts.repair and top_similarity < profile["repair"]:
+        fixed = _vocabulary(generation).repair(message)
+        if fixed.changed:
+            repaired = fixed.text
+            rvec = embedding.embed_query(repaired)
+            found = _vector_search(rvec, generation=generation, audience=audience, on=on, limit=pool)
+            own_repaired = add("repaired", repaired, found)
+            top_repaired = max((hits[i].scores["repaired"] for i in own_repaired), default=0.0)
+            if top_repaired > top_similarity:
+                own, top_similarity = own_repaired, top_repaired
+        lap("repair")
+
+    # 3. Two passes: the message blended with the conversation behind it.
+    contextual: list[int] = []
+    if opts.two_pass and history:
+        blended = blend(repaired or message, history, opts.history_turns)
+        bvec = embedding.embed_query(blended)
+        contextual = add("contextual", blended,
+                         _vector_search(bvec, generation=generation, audience=audience, on=on, limit=pool))
+        lap("contextual")
+
+    # 4. The kind of fact asked for, searched on its own.
+    kind_ids: list[int] = []
+    kind = kind_of_fact(repaired or message) if opts.kind_leg else None
+    if kind:
+        kvec = embedding.embed_query(kind)
+        kind_ids = add("kind", kind, _vector_search(kvec, generation=generation, audience=audience, on=on, limit=opts.k))
+        lap("kind")
+
+    # 5. Keyword leg for exact identifiers.
+    keyword_ids: list[int] = []
+    use_keyword = opts.keyword == "on" or (opts.keyword == "auto" and has_identifier(message))
+    if use_keyword:
+        keyword_ids = add("keyword", message,
+                          _keyword_search(message, generation=generation, audience=audience, on=on, limit=opts.k))
+        lap("keyword")
+
+    # 6. Combine: reserved places first, then the best of the rest, at most N per topic.
+    new_question = top_similarity >= profile["new_question"] or not history
+    ranked = sorted(hits.values(), key=lambda h: h.rank_score(opts.contextual_discount), reverse=True)[:pool]
+    kept: list[tuple[Hit, str]] = []
+    per_topic: dict[int, int] = {}
+
+    def keep(hit: Hit, reason: str) -> bool:
+        if any(h.piece_id == hit.piece_id for h, _ in kept) or len(kept) >= opts.k:
+            return False
+        if opts.diversity and per_topic.get(hit.topic_id, 0) >= opts.max_per_topic:
+            return False
+        kept.append((hit, reason))
+        per_topic[hit.topic_id] = per_topic.get(hit.topic_id, 0) + 1
+        return True
+
+    if new_question:
+        for pid in own[: opts.reserved_own]:
+            keep(hits[pid], "reserved: the message's own best match")
+    for pid in keyword_ids[:1]:
+        keep(hits[pid], "reserved: exact identifier (keyword)")
+    slots = opts.kind_slots
+    for pid in kind_ids:
+        if slots <= 0:
+            break
+        if keep(hits[pid], f"reserved: kind of fact '{kind}'"):
+            slots -= 1
+    for hit in ranked:
+        keep(hit, "ranked by score")
+    # Reserved places guarantee a place, not the first one: the answerer reads the best first.
+    kept.sort(key=lambda item: item[0].rank_score(opts.contextual_discount), reverse=True)
+    lap("combine")
+
+    # 7. What the answerer reads: the kept pieces' facts rendered for the question's date.
+    context = _render_context([h for h, _ in kept], on=on, audience=audience)
+    lap("render")
+
+    decisions = decisions_for(top_similarity, profile)
+    decisions["new_question"] = new_question
+    log = {
+        "message": message,
+        "on": on.isoformat(),
+        "audience": audience,
+        "repaired": repaired,
+        "kind": kind,
+        "keyword": use_keyword,
+        "variants": variants,
+        "kept": [{"piece": h.piece_id, "topic": h.title, "scores": {k: round(v, 4) for k, v in h.scores.items()},
+                  "why": why} for h, why in kept],
+        "top_similarity": round(top_similarity, 4),
+        "decisions": decisions,
+        "thresholds": {"values": profile.values, "origin": profile.origin},
+        "timings_ms": timings,
+        "options": opts.label(),
+    }
+    return RetrievalResult(message=message, on=on, hits=[h for h, _ in kept], context=context,
+                           confidence=top_similarity, top_similarity=top_similarity, decisions=decisions,
+                           profile=profile, log=log)
+
+
+def _render_context(hits: list[Hit], *, on: date, audience: str) -> list[RenderedTopic]:
+    """Group kept pieces by topic and render their facts for the date (expired facts drop out here)."""
+    fact_ids: list[int] = []
+    order: list[int] = []
+    for hit in hits:
+        if hit.topic_id not in order:
+            order.append(hit.topic_id)
+        fact_ids.extend(hit.fact_ids)
+    if not fact_ids:
+        return []
+    rendered = knowledge_render(on=on, topic_ids=order, audience=audience, fact_ids=fact_ids)
+    by_topic = {t.topic_id: t for t in rendered}
+    return [by_topic[t] for t in order if t in by_topic]

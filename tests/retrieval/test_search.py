@@ -1,0 +1,145 @@
+"""Each retrieval step on small hand-made knowledge (real embedding model, real pgvector)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from apps.facts.models import Fact
+from apps.facts.services import fact_retire, owner_fact_add
+from apps.retrieval.index import index_check, index_rebuild, index_state, reindex_deferred
+from apps.retrieval.models import Piece
+from apps.retrieval.search import RetrievalOptions, has_identifier, retrieve
+
+TODAY = date(2026, 11, 2)
+
+KNOWLEDGE = [
+    ("Opening hours", "Open Monday to Friday, 7 AM to 3 PM.", "hours weekdays", None, None, "public"),
+    ("Opening hours", "Open until 6 PM Monday to Friday.", "hours weekdays", None, date(2026, 12, 24), "public"),
+    ("Sourdough", "A sourdough loaf is $8.50.", "price", None, None, "public"),
+    ("Sourdough", "Sourdough is baked fresh every morning with organic flour.", "baking", None, None, "public"),
+    ("Croissants", "Butter croissants are $3.50 each.", "price", None, None, "public"),
+    ("Wedding cakes", "Wedding cakes start at $250 and need 4 weeks notice.", "price", None, None, "public"),
+    ("Delivery", "Delivery is available within 10 miles.", "radius", None, None, "public"),
+    ("Delivery", "Delivery is free on orders over $50, otherwise $5.", "fee", None, None, "public"),
+    ("Gluten-free", "Gluten-free bread is available on Saturdays only.", "availability", None, None, "public"),
+    ("Parking", "Free customer parking is behind the shop on Elm Street.", "parking", None, None, "public"),
+    ("Catering", "Catering order form code is CAT-4471.", "form", None, None, "public"),
+    ("Staff notes", "The alarm code for the back door is 9931.", "alarm", None, None, "internal"),
+    ("Christmas market", "Our Christmas market stall runs until Dec 20.", "market", None, date(2026, 12, 20), "public"),
+]
+
+
+@pytest.fixture
+def kb(business):
+    with reindex_deferred():
+        for topic, statement, aspect, vf, vt, visibility in KNOWLEDGE:
+            owner_fact_add(topic=topic, statement=statement, aspect=aspect, valid_from=vf, valid_to=vt,
+                           visibility=visibility)
+    return business
+
+
+def topics(result) -> list[str]:
+    return [t.name for t in result.context]
+
+
+def test_index_holds_rendered_topics_with_titles(kb):
+    pieces = Piece.objects.filter(audience="visitor")
+    assert {p.title for p in pieces} >= {"Opening hours", "Sourdough", "Delivery"}
+    assert "Staff notes" not in {p.title for p in pieces}
+    assert Piece.objects.filter(audience="staff", title="Staff notes").count() == 1
+
+
+def test_a_changed_fact_reindexes_only_its_topic(kb):
+    before = {p.title: p.pk for p in Piece.objects.filter(audience="visitor")}
+    fact_retire(fact=Fact.objects.get(statement__startswith="Free customer parking"), reason="moved")
+    after = {p.title: p.pk for p in Piece.objects.filter(audience="visitor")}
+    assert "Parking" not in after
+    assert all(after[t] == before[t] for t in after)  # untouched topics keep their rows
+
+
+def test_price_of_a_named_product(kb):
+    result = retrieve("How much does a sourdough cost?", on=TODAY)
+    assert topics(result)[0] == "Sourdough"
+    assert "$8.50" in result.context_text()
+    assert result.log["kind"] == "prices"
+
+
+def test_follow_up_that_names_nothing_uses_the_conversation(kb):
+    history = ["Do you deliver?", "Yes, delivery is available within 10 miles."]
+    plain = retrieve("is it free?", on=TODAY, options=RetrievalOptions(two_pass=False))
+    contextual = retrieve("is it free?", on=TODAY, history=history)
+    assert "Delivery is free on orders over $50" in contextual.context_text()
+    assert any(v["leg"] == "contextual" for v in contextual.log["variants"])
+    assert contextual.log["variants"] != plain.log["variants"]
+
+
+def test_a_new_question_keeps_its_own_results_after_a_conversation(kb):
+    history = ["Do you deliver?", "Yes, delivery is available within 10 miles."]
+    result = retrieve("Where can I park my car near the bakery?", on=TODAY, history=history)
+    assert topics(result)[0] == "Parking"
+
+
+def test_misspelling_is_repaired_against_the_business_vocabulary(kb):
+    result = retrieve("do you have glutten-free braed?", on=TODAY)
+    assert "Gluten-free" in topics(result)
+    if result.log["repaired"]:
+        assert "gluten" in result.log["repaired"].lower()
+
+
+def test_exact_code_uses_the_keyword_leg(kb):
+    assert has_identifier("what is form CAT-4471 for?")
+    assert not has_identifier("are you open at 7am on the 3rd?")
+    result = retrieve("CAT-4471", on=TODAY)
+    assert result.log["keyword"] is True
+    assert topics(result)[0] == "Catering"
+
+
+def test_internal_fact_is_never_returned_to_a_visitor(kb):
+    for question in ["What is the alarm code for the back door?", "staff notes", "9931"]:
+        result = retrieve(question, on=TODAY, options=RetrievalOptions(keyword="on"))
+        assert "9931" not in result.context_text()
+        assert "Staff notes" not in topics(result)
+    staff = retrieve("What is the alarm code for the back door?", on=TODAY, audience="staff")
+    assert "9931" in staff.context_text()
+
+
+def test_expired_fact_never_reaches_the_answerer_without_reindexing(kb):
+    during = retrieve("How late are you open on weekdays?", on=date(2026, 12, 1))
+    assert "6 PM" in during.context_text()
+    assert "Usually, and again from 25 December 2026" in during.context_text()
+    after = retrieve("How late are you open on weekdays?", on=date(2026, 12, 27))
+    assert "6 PM" not in after.context_text() and "3 PM" in after.context_text()
+    market = retrieve("Do you have a Christmas market stall?", on=date(2026, 12, 27))
+    assert "Christmas market" not in after.context_text() + market.context_text()
+
+
+def test_diversity_caps_pieces_per_topic(kb):
+    for i in range(12):
+        owner_fact_add(topic="Sourdough", statement=f"Sourdough variety {i} is a long descriptive sentence " * 6,
+                       aspect=f"variety {i}")
+    result = retrieve("Tell me about your sourdough", on=TODAY, options=RetrievalOptions(k=6))
+    assert sum(1 for h in result.hits if h.title == "Sourdough") <= 3
+
+
+def test_confidence_and_decisions_are_returned_and_logged(kb):
+    good = retrieve("How much is a sourdough loaf?", on=TODAY)
+    bad = retrieve("Do you repair motorcycles?", on=TODAY)
+    assert good.top_similarity > bad.top_similarity
+    assert set(good.decisions) == {"record_gap", "new_question", "ask_owner", "repair", "web_lookup"}
+    for result in (good, bad):
+        assert {"variants", "kept", "decisions", "timings_ms", "thresholds"} <= set(result.log)
+
+
+def test_model_change_rebuilds_atomically_and_golden_vector_guards_drift(kb):
+    state = index_state()
+    count = Piece.objects.count()
+    state.golden = [0.0] * 383 + [1.0]
+    state.save()
+    assert index_check().status == "stale"
+    rebuilt = index_rebuild()
+    assert rebuilt.generation == state.generation + 1 and rebuilt.status == "ready"
+    assert Piece.objects.count() == count
+    assert set(Piece.objects.values_list("generation", flat=True)) == {rebuilt.generation}
+    assert index_check().status == "ready"

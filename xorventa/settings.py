@@ -25,7 +25,9 @@ DATA_DIR = env_path("XORVENTA_DATA_DIR", BASE_DIR / ".xorventa")
 # The host that serves the public site (landing page, reseller console, API). Businesses are served
 # on <slug>.<BASE_DOMAIN> and, without any DNS, on /t/<slug>/ under the public host.
 BASE_DOMAIN = env_str("XORVENTA_BASE_DOMAIN", "localhost").lower()
-PUBLIC_HOSTS = [h.lower() for h in env_list("XORVENTA_PUBLIC_HOSTS", [BASE_DOMAIN, "127.0.0.1", "testserver"])]
+PUBLIC_HOSTS = [
+    h.lower() for h in env_list("XORVENTA_PUBLIC_HOSTS", [BASE_DOMAIN, "127.0.0.1", "testserver"])
+]
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [f".{BASE_DOMAIN}", *PUBLIC_HOSTS] if DEBUG else [])
 if not DEBUG and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off (e.g. '.example.com').")
@@ -57,6 +59,8 @@ TENANT_APPS = [
     "django.contrib.admin",
     "apps.facts",
     "apps.retrieval",
+    "apps.gaps",
+    "apps.chat",
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
@@ -223,7 +227,9 @@ SPECTACULAR_SETTINGS = {
 
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",
-    "django.core.mail.backends.console.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
 )
 EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
@@ -258,6 +264,14 @@ XORVENTA_EMBEDDING_QUERY_PREFIX = env_str("XORVENTA_EMBEDDING_QUERY_PREFIX")
 XORVENTA_EMBEDDING_SHA256 = env_str("XORVENTA_EMBEDDING_SHA256") or None
 XORVENTA_TORCH_THREADS = env_int("XORVENTA_TORCH_THREADS", 0, minimum=0) or None
 XORVENTA_MAX_SOURCE_CHARS = env_int("XORVENTA_MAX_SOURCE_CHARS", 1_000_000, minimum=1000)
+XORVENTA_EMBEDDING_DIMENSIONS = env_int("XORVENTA_EMBEDDING_DIMENSIONS", 384, minimum=1)
+XORVENTA_RERANKER_MODEL = env_str("XORVENTA_RERANKER_MODEL") or None
+XORVENTA_ANSWERER = env_str("XORVENTA_ANSWERER", "auto")  # auto | builtin | llm
+XORVENTA_PROMPT_CANARY = env_str("XORVENTA_PROMPT_CANARY", "XV-CANARY-5e1d2c7a")
+XORVENTA_MAX_MESSAGE_CHARS = env_int("XORVENTA_MAX_MESSAGE_CHARS", 1000, minimum=10)
+XORVENTA_RATE_VISITOR_PER_MIN = env_int("XORVENTA_RATE_VISITOR_PER_MIN", 20, minimum=1)
+XORVENTA_RATE_IP_PER_MIN = env_int("XORVENTA_RATE_IP_PER_MIN", 60, minimum=1)
+XORVENTA_RATE_WIDGET_PER_MIN = env_int("XORVENTA_RATE_WIDGET_PER_MIN", 600, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -2,4 +2,6 @@
 
 from django.urls import URLPattern, URLResolver
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = []
+from apps.chat.routing import websocket_urlpatterns as chat_routes
+
+websocket_urlpatterns: list[URLPattern | URLResolver] = [*chat_routes]

@@ -21,6 +21,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -38,8 +39,8 @@ from apps.facts.models import (
     PRECEDENCE,
     Disagreement,
     DisagreementStatus,
-    Evidence,
     EventKind,
+    Evidence,
     Fact,
     FactEvent,
     FactStatus,
@@ -55,7 +56,6 @@ from apps.facts.signals import announce_topics_changed
 
 logger = logging.getLogger(__name__)
 
-MAX_SOURCE_CHARS = 1_000_000
 
 
 class KnowledgeInputError(ValueError):
@@ -113,10 +113,19 @@ def _business_name() -> str:
     return business.name if business else "The business"
 
 
-def _event(fact: Fact, kind: EventKind, reason: str, *, at: datetime, version: SourceVersion | None = None,
-           related: Fact | None = None, actor: str = "") -> None:
-    FactEvent.objects.create(fact=fact, kind=kind, reason=reason[:500], version=version, related=related,
-                             actor=actor, at=at)
+def _event(
+    fact: Fact,
+    kind: EventKind,
+    reason: str,
+    *,
+    at: datetime,
+    version: SourceVersion | None = None,
+    related: Fact | None = None,
+    actor: str = "",
+) -> None:
+    FactEvent.objects.create(
+        fact=fact, kind=kind, reason=reason[:500], version=version, related=related, actor=actor, at=at
+    )
 
 
 def _describe(source: Source) -> str:
@@ -175,8 +184,15 @@ class _Run:
     actor: str = ""
 
 
-def _retire(fact: Fact, reason: str, *, run_at: datetime, by: Fact | None = None,
-            version: SourceVersion | None = None, actor: str = "") -> None:
+def _retire(
+    fact: Fact,
+    reason: str,
+    *,
+    run_at: datetime,
+    by: Fact | None = None,
+    version: SourceVersion | None = None,
+    actor: str = "",
+) -> None:
     fact.status = FactStatus.RETIRED
     fact.retired_at = run_at
     fact.retired_reason = reason[:300]
@@ -186,8 +202,14 @@ def _retire(fact: Fact, reason: str, *, run_at: datetime, by: Fact | None = None
 
 
 def _add_evidence(fact: Fact, run: _Run) -> None:
-    Evidence.objects.create(fact=fact, source=run.source, version=run.version, part=run.part,
-                            kind=run.source.kind, added_at=run.at)
+    Evidence.objects.create(
+        fact=fact,
+        source=run.source,
+        version=run.version,
+        part=run.part,
+        kind=run.source.kind,
+        added_at=run.at,
+    )
 
 
 def _apply_candidate(cand: Candidate, run: _Run) -> None:
@@ -197,16 +219,26 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
     same_subject = list(Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE))
     named = [int(i) for i in getattr(cand, "replaces", []) or [] if str(i).isdigit()]
     if named:  # a language-model extractor may name what it replaces; the rules still decide
-        same_subject += list(Fact.objects.filter(pk__in=named, status=FactStatus.LIVE).exclude(
-            pk__in=[f.pk for f in same_subject]))
+        same_subject += list(
+            Fact.objects.filter(pk__in=named, status=FactStatus.LIVE).exclude(
+                pk__in=[f.pk for f in same_subject]
+            )
+        )
 
     for fact in same_subject:
         if fact.topic_id == topic.pk and fact.aspect == aspect and _same_value(fact, cand):
-            already = Evidence.objects.filter(fact=fact, source=run.source, withdrawn_at__isnull=True).exists()
+            already = Evidence.objects.filter(
+                fact=fact, source=run.source, withdrawn_at__isnull=True
+            ).exists()
             _add_evidence(fact, run)  # per part: the fact survives while any stating part remains
             if not already:
-                _event(fact, EventKind.CONFIRMED, f"Also stated by {_describe(run.source)}.", at=run.at,
-                       version=run.version)
+                _event(
+                    fact,
+                    EventKind.CONFIRMED,
+                    f"Also stated by {_describe(run.source)}.",
+                    at=run.at,
+                    version=run.version,
+                )
             run.result.confirmed.append(fact)
             return
 
@@ -219,39 +251,74 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
 
     newer = [f for f in conflicts if f.learned_at > run.at]
     fact = Fact.objects.create(
-        topic=topic, aspect=aspect, statement=normalise(cand.statement), value=(cand.value or "")[:200],
-        learned_at=run.at, valid_from=cand.valid_from, valid_to=cand.valid_to, source_kind=run.source.kind,
-        origin=run.version, question=run.question, visibility=run.source.visibility,
+        topic=topic,
+        aspect=aspect,
+        statement=normalise(cand.statement),
+        value=(cand.value or "")[:200],
+        learned_at=run.at,
+        valid_from=cand.valid_from,
+        valid_to=cand.valid_to,
+        source_kind=run.source.kind,
+        origin=run.version,
+        question=run.question,
+        visibility=run.source.visibility,
     )
     _add_evidence(fact, run)
-    _event(fact, EventKind.CREATED, f"Learned from {_describe(run.source)}.", at=run.at, version=run.version,
-           actor=run.actor)
+    _event(
+        fact,
+        EventKind.CREATED,
+        f"Learned from {_describe(run.source)}.",
+        at=run.at,
+        version=run.version,
+        actor=run.actor,
+    )
     if newer:  # this source is older than what we know: keep it, but as history
-        _retire(fact, "Superseded by newer information learned earlier.", run_at=run.at, by=newer[0],
-                version=run.version)
+        _retire(
+            fact,
+            "Superseded by newer information learned earlier.",
+            run_at=run.at,
+            by=newer[0],
+            version=run.version,
+        )
         run.result.retired.append(fact)
         return
     run.result.added.append(fact)
     for old in conflicts:
         fact.replaces.add(old)
-        _retire(old, f"Replaced by newer information from {_describe(run.source)}.", run_at=run.at, by=fact,
-                version=run.version, actor=run.actor)
+        _retire(
+            old,
+            f"Replaced by newer information from {_describe(run.source)}.",
+            run_at=run.at,
+            by=fact,
+            version=run.version,
+            actor=run.actor,
+        )
         run.result.retired.append(old)
 
 
 def _record_disagreement(owner_fact: Fact, cand: Candidate, run: _Run) -> None:
     statement = normalise(cand.statement)
-    exists = Disagreement.objects.filter(fact=owner_fact, source=run.source, statement=statement,
-                                         status=DisagreementStatus.OPEN).exists()
+    exists = Disagreement.objects.filter(
+        fact=owner_fact, source=run.source, statement=statement, status=DisagreementStatus.OPEN
+    ).exists()
     if exists:
         return
     disagreement = Disagreement.objects.create(
-        fact=owner_fact, source=run.source, version=run.version, part=run.part,
-        candidate=cand.model_dump(mode="json"), statement=statement, created_at=run.at,
+        fact=owner_fact,
+        source=run.source,
+        version=run.version,
+        part=run.part,
+        candidate=cand.model_dump(mode="json"),
+        statement=statement,
+        created_at=run.at,
     )
-    _event(owner_fact, EventKind.DISAGREEMENT,
-           f"{_describe(run.source).capitalize()} says otherwise: \"{statement}\" (not applied).",
-           at=run.at, version=run.version)
+    _event(
+        owner_fact,
+        EventKind.DISAGREEMENT,
+        f'{_describe(run.source).capitalize()} says otherwise: "{statement}" (not applied).',
+        at=run.at,
+        version=run.version,
+    )
     run.result.disagreements.append(disagreement)
 
 
@@ -263,7 +330,9 @@ def _withdraw_parts(parts: list[SourcePart], run: _Run, reason: str) -> None:
     fact_ids = set(evidence.values_list("fact_id", flat=True))
     evidence.update(withdrawn_at=run.at, withdrawn_reason=reason[:300])
     Disagreement.objects.filter(part__in=parts, status=DisagreementStatus.OPEN).update(
-        status=DisagreementStatus.DISMISSED, resolved_at=run.at, resolved_by="system: the source no longer says this"
+        status=DisagreementStatus.DISMISSED,
+        resolved_at=run.at,
+        resolved_by="system: the source no longer says this",
     )
     for fact in Fact.objects.filter(pk__in=fact_ids, status=FactStatus.LIVE):
         if not Evidence.objects.filter(fact=fact, withdrawn_at__isnull=True).exists():
@@ -283,9 +352,10 @@ def _removal_reason(source: Source) -> str:
 def _check_text(content: str) -> str:
     if content is None or not content.strip():
         raise KnowledgeInputError("The source is empty: there is nothing to learn from it.")
-    if len(content) > MAX_SOURCE_CHARS:
+    limit = int(getattr(settings, "XORVENTA_MAX_SOURCE_CHARS", 1_000_000))
+    if len(content) > limit:
         raise KnowledgeInputError(
-            f"The source is {len(content):,} characters long; the limit is {MAX_SOURCE_CHARS:,}. Split it into "
+            f"The source is {len(content):,} characters long; the limit is {limit:,}. Split it into "
             "several documents."
         )
     sample = content[:20000]
@@ -321,16 +391,22 @@ def source_ingest(
     if source is None:
         source = Source.objects.create(kind=kind, ref=ref, title=title[:300], visibility=visibility)
     elif source.is_active and source.last_hash == digest:
-        version = SourceVersion.objects.create(source=source, content_hash=digest, read_at=read_at,
-                                               outcome=VersionOutcome.SEEN)
+        version = SourceVersion.objects.create(
+            source=source, content_hash=digest, read_at=read_at, outcome=VersionOutcome.SEEN
+        )
         source.last_read_at = read_at
         source.save(update_fields=["last_read_at"])
         return IngestResult(version=version)
 
     extractor = extractor or get_extractor()
     version = SourceVersion.objects.create(
-        source=source, content_hash=digest, content=content, question=question, read_at=read_at,
-        outcome=VersionOutcome.PROCESSED, extractor=extractor.name,
+        source=source,
+        content_hash=digest,
+        content=content,
+        question=question,
+        read_at=read_at,
+        outcome=VersionOutcome.PROCESSED,
+        extractor=extractor.name,
     )
     result = IngestResult(version=version)
     if kind in (SourceKind.OWNER_ANSWER, SourceKind.PROFILE) and question:
@@ -346,14 +422,27 @@ def source_ingest(
 
     business_name = _business_name()
     existing_topics = list(Topic.objects.values_list("name", flat=True))
-    run = _Run(source=source, version=version, part=None, rank=PRECEDENCE[kind], at=read_at,
-               question=question, result=result, actor=actor)
+    run = _Run(
+        source=source,
+        version=version,
+        part=None,
+        rank=PRECEDENCE[kind],
+        at=read_at,
+        question=question,
+        result=result,
+        actor=actor,
+    )
     for part in new_parts:
-        stored = SourcePart.objects.create(source=source, hash=part.hash, text=part.text, heading=part.heading[:500],
-                                           added_in=version)
+        stored = SourcePart.objects.create(
+            source=source, hash=part.hash, text=part.text, heading=part.heading[:500], added_in=version
+        )
         context = ExtractionContext(
-            business_name=business_name, source_kind=kind.value, learned_on=read_at.date(),
-            question=question or None, heading=part.heading, existing_topics=existing_topics,
+            business_name=business_name,
+            source_kind=kind.value,
+            learned_on=read_at.date(),
+            question=question or None,
+            heading=part.heading,
+            existing_topics=existing_topics,
             live_facts=[],
         )
         try:
@@ -391,24 +480,46 @@ def source_ingest(
     return result
 
 
-def owner_answer_record(*, question: str, answer: str, read_at: datetime | None = None, ref: str | None = None,
-                        visibility: Visibility | str = Visibility.PUBLIC, actor: str = "",
-                        extractor: Extractor | None = None) -> IngestResult:
+def owner_answer_record(
+    *,
+    question: str,
+    answer: str,
+    read_at: datetime | None = None,
+    ref: str | None = None,
+    visibility: Visibility | str = Visibility.PUBLIC,
+    actor: str = "",
+    extractor: Extractor | None = None,
+) -> IngestResult:
     """An owner's direct answer: the highest precedence. Each answer is its own source."""
     if not answer or not answer.strip():
         raise KnowledgeInputError("The answer is empty.")
     return source_ingest(
-        kind=SourceKind.OWNER_ANSWER, ref=ref or f"answer-{uuid.uuid4().hex[:12]}", content=answer,
-        title=(question or answer)[:300], question=(question or "").strip(), read_at=read_at,
-        visibility=visibility, actor=actor, extractor=extractor,
+        kind=SourceKind.OWNER_ANSWER,
+        ref=ref or f"answer-{uuid.uuid4().hex[:12]}",
+        content=answer,
+        title=(question or answer)[:300],
+        question=(question or "").strip(),
+        read_at=read_at,
+        visibility=visibility,
+        actor=actor,
+        extractor=extractor,
     )
 
 
 @transaction.atomic
-def owner_fact_add(*, topic: str, statement: str, aspect: str = "", value: str = "",
-                   valid_from: date | None = None, valid_to: date | None = None,
-                   replaces: list[Fact] | None = None, visibility: Visibility | str = Visibility.PUBLIC,
-                   actor: str = "", read_at: datetime | None = None) -> IngestResult:
+def owner_fact_add(
+    *,
+    topic: str,
+    statement: str,
+    aspect: str = "",
+    value: str = "",
+    valid_from: date | None = None,
+    valid_to: date | None = None,
+    replaces: list[Fact] | None = None,
+    visibility: Visibility | str = Visibility.PUBLIC,
+    actor: str = "",
+    read_at: datetime | None = None,
+) -> IngestResult:
     """An owner writes a fact directly (the portal's "add" and "edit by replacing"): no extraction."""
     statement = normalise(statement)
     if not statement:
@@ -416,17 +527,43 @@ def owner_fact_add(*, topic: str, statement: str, aspect: str = "", value: str =
     if valid_from and valid_to and valid_from > valid_to:
         raise KnowledgeInputError("The fact ends before it starts.")
     read_at = read_at or timezone.now()
-    source = Source.objects.create(kind=SourceKind.OWNER_ANSWER, ref=f"portal-{uuid.uuid4().hex[:12]}",
-                                   title=f"Added by {actor or 'the owner'}: {statement[:200]}", visibility=visibility)
-    version = SourceVersion.objects.create(source=source, content_hash=content_hash(statement), content=statement,
-                                           read_at=read_at, outcome=VersionOutcome.PROCESSED, extractor="owner")
-    part = SourcePart.objects.create(source=source, hash=content_hash(statement), text=statement, added_in=version)
+    source = Source.objects.create(
+        kind=SourceKind.OWNER_ANSWER,
+        ref=f"portal-{uuid.uuid4().hex[:12]}",
+        title=f"Added by {actor or 'the owner'}: {statement[:200]}",
+        visibility=visibility,
+    )
+    version = SourceVersion.objects.create(
+        source=source,
+        content_hash=content_hash(statement),
+        content=statement,
+        read_at=read_at,
+        outcome=VersionOutcome.PROCESSED,
+        extractor="owner",
+    )
+    part = SourcePart.objects.create(
+        source=source, hash=content_hash(statement), text=statement, added_in=version
+    )
     result = IngestResult(version=version)
-    run = _Run(source=source, version=version, part=part, rank=PRECEDENCE[SourceKind.OWNER_ANSWER], at=read_at,
-               question="", result=result, actor=actor)
+    run = _Run(
+        source=source,
+        version=version,
+        part=part,
+        rank=PRECEDENCE[SourceKind.OWNER_ANSWER],
+        at=read_at,
+        question="",
+        result=result,
+        actor=actor,
+    )
     replaced = replaces or []
-    cand = Candidate(topic=topic, aspect=aspect or (replaced[0].aspect if replaced else statement),
-                     statement=statement, value=value or None, valid_from=valid_from, valid_to=valid_to)
+    cand = Candidate(
+        topic=topic,
+        aspect=aspect or (replaced[0].aspect if replaced else statement),
+        statement=statement,
+        value=value or None,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
     if replaced:
         cand = cand.model_copy(update={"replaces": [str(f.pk) for f in replaced]})
     _apply_candidate(cand, run)
@@ -441,23 +578,37 @@ def owner_fact_add(*, topic: str, statement: str, aspect: str = "", value: str =
 
 
 @transaction.atomic
-def source_retire(*, source: Source, reason: str = "", actor: str = "", at: datetime | None = None) -> IngestResult:
+def source_retire(
+    *, source: Source, reason: str = "", actor: str = "", at: datetime | None = None
+) -> IngestResult:
     """Retire a source: only the facts that came only from it are retired."""
     at = at or timezone.now()
     source = Source.objects.select_for_update().get(pk=source.pk)
-    version = SourceVersion.objects.create(source=source, content_hash=source.last_hash, read_at=at,
-                                           outcome=VersionOutcome.RETIRED)
+    version = SourceVersion.objects.create(
+        source=source, content_hash=source.last_hash, read_at=at, outcome=VersionOutcome.RETIRED
+    )
     result = IngestResult(version=version)
-    run = _Run(source=source, version=version, part=None, rank=PRECEDENCE[SourceKind(source.kind)], at=at,
-               question="", result=result, actor=actor)
+    run = _Run(
+        source=source,
+        version=version,
+        part=None,
+        rank=PRECEDENCE[SourceKind(source.kind)],
+        at=at,
+        question="",
+        result=result,
+        actor=actor,
+    )
     parts = list(SourcePart.objects.filter(source=source, removed_in__isnull=True))
     SourcePart.objects.filter(pk__in=[p.pk for p in parts]).update(removed_in=version)
     why = reason or f"{_describe(source).capitalize()} was retired."
     _withdraw_parts(parts, run, why)
     # Evidence without a part (none today) is withdrawn with the source too.
-    Evidence.objects.filter(source=source, withdrawn_at__isnull=True).update(withdrawn_at=at, withdrawn_reason=why)
+    Evidence.objects.filter(source=source, withdrawn_at__isnull=True).update(
+        withdrawn_at=at, withdrawn_reason=why
+    )
     Disagreement.objects.filter(source=source, status=DisagreementStatus.OPEN).update(
-        status=DisagreementStatus.DISMISSED, resolved_at=at, resolved_by="system: source retired")
+        status=DisagreementStatus.DISMISSED, resolved_at=at, resolved_by="system: source retired"
+    )
     source.is_active = False
     source.retired_at = at
     source.retired_reason = why[:300]
@@ -497,7 +648,13 @@ def fact_restore(*, fact: Fact, reason: str = "", actor: str = "") -> Fact:
     why = reason.strip() or "Restored by the owner."
     _event(fact, EventKind.RESTORED, why, at=now, related=replacement, actor=actor)
     if replacement is not None and replacement.status == FactStatus.LIVE:
-        _retire(replacement, f"The owner restored the fact it had replaced: {why}", run_at=now, by=fact, actor=actor)
+        _retire(
+            replacement,
+            f"The owner restored the fact it had replaced: {why}",
+            run_at=now,
+            by=fact,
+            actor=actor,
+        )
     announce_topics_changed({fact.topic_id} | ({replacement.topic_id} if replacement else set()))
     return fact
 
@@ -518,18 +675,43 @@ def disagreement_resolve(*, disagreement: Disagreement, accept: bool, actor: str
     cand = Candidate.model_validate(disagreement.candidate)
     owner_fact = disagreement.fact
     fact = Fact.objects.create(
-        topic=owner_fact.topic, aspect=owner_fact.aspect, statement=disagreement.statement,
-        value=(cand.value or "")[:200], learned_at=now, valid_from=cand.valid_from, valid_to=cand.valid_to,
-        source_kind=disagreement.source.kind, origin=disagreement.version, visibility=owner_fact.visibility,
+        topic=owner_fact.topic,
+        aspect=owner_fact.aspect,
+        statement=disagreement.statement,
+        value=(cand.value or "")[:200],
+        learned_at=now,
+        valid_from=cand.valid_from,
+        valid_to=cand.valid_to,
+        source_kind=disagreement.source.kind,
+        origin=disagreement.version,
+        visibility=owner_fact.visibility,
     )
-    Evidence.objects.create(fact=fact, source=disagreement.source, version=disagreement.version,
-                            part=disagreement.part, kind=disagreement.source.kind, added_at=now)
-    _event(fact, EventKind.CREATED, f"The owner accepted the value from {_describe(disagreement.source)}.",
-           at=now, version=disagreement.version, related=owner_fact, actor=actor)
+    Evidence.objects.create(
+        fact=fact,
+        source=disagreement.source,
+        version=disagreement.version,
+        part=disagreement.part,
+        kind=disagreement.source.kind,
+        added_at=now,
+    )
+    _event(
+        fact,
+        EventKind.CREATED,
+        f"The owner accepted the value from {_describe(disagreement.source)}.",
+        at=now,
+        version=disagreement.version,
+        related=owner_fact,
+        actor=actor,
+    )
     if owner_fact.status == FactStatus.LIVE:
         fact.replaces.add(owner_fact)
-        _retire(owner_fact, f"The owner accepted \"{disagreement.statement}\" instead.", run_at=now, by=fact,
-                actor=actor)
+        _retire(
+            owner_fact,
+            f'The owner accepted "{disagreement.statement}" instead.',
+            run_at=now,
+            by=fact,
+            actor=actor,
+        )
     disagreement.status = DisagreementStatus.ACCEPTED
     disagreement.resulting_fact = fact
     disagreement.save()

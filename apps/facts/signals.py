@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 
 from django.db import connection
 from django.dispatch import Signal
@@ -12,8 +14,35 @@ from django.dispatch import Signal
 # kwargs: schema_name (str), topic_ids (frozenset[int])
 topics_changed = Signal()
 
+_batch: ContextVar[set[int] | None] = ContextVar("facts_topics_batch", default=None)
+
 
 def announce_topics_changed(topic_ids: Iterable[int]) -> None:
     ids = frozenset(topic_ids)
-    if ids:
-        topics_changed.send(sender="facts", schema_name=connection.schema_name, topic_ids=ids)
+    if not ids:
+        return
+    batch = _batch.get()
+    if batch is not None:
+        batch.update(ids)
+        return
+    topics_changed.send(sender="facts", schema_name=connection.schema_name, topic_ids=ids)
+
+
+@contextlib.contextmanager
+def topics_batched() -> Iterator[set[int]]:
+    """Bulk ingestion (a crawl, an evaluation load): announce each changed topic once, at the end.
+
+    If the block fails, what it committed is still announced, so listeners never miss a change."""
+    if _batch.get() is not None:  # nested: the outermost block announces
+        yield _batch.get() or set()
+        return
+    pending: set[int] = set()
+    token = _batch.set(pending)
+    try:
+        yield pending
+    finally:
+        _batch.reset(token)
+        if pending:
+            topics_changed.send(
+                sender="facts", schema_name=connection.schema_name, topic_ids=frozenset(pending)
+            )

@@ -18,13 +18,15 @@ DEMO_RESELLER_SLUG = "demo-agency"
 DEMO_SLUG = "sunny"
 DEMO_OWNER_EMAIL = "owner@sunny.example"
 DEMO_RESELLER_EMAIL = "agency@demo.example"
-DEMO_OWNER_PASSWORD = "sunny-demo-2026"  # local demo only: printed by `make run`
+DEMO_OWNER_PASSWORD = "sunny-demo-2026"  # noqa: S105 - local demo only, printed by `make run`
 
 
 def _user(email: str, *, staff: bool = False) -> User:
     user = User.objects.filter(email=email).first()
     if user is None:
-        user = User.objects.create_user(email=email, password=DEMO_OWNER_PASSWORD, is_staff=staff, is_superuser=staff)
+        user = User.objects.create_user(
+            email=email, password=DEMO_OWNER_PASSWORD, is_staff=staff, is_superuser=staff
+        )
     return user
 
 
@@ -38,7 +40,9 @@ def demo_seed(log: Callable[[str], object] = print) -> Business:
         business = business_create(reseller=reseller, name="Sunny Bakery", slug=DEMO_SLUG)
     with transaction.atomic():
         membership_grant(user=_user(DEMO_OWNER_EMAIL), role=Role.OWNER, business=business)
-        membership_grant(user=_user(DEMO_RESELLER_EMAIL, staff=True), role=Role.RESELLER_ADMIN, reseller=reseller)
+        membership_grant(
+            user=_user(DEMO_RESELLER_EMAIL, staff=True), role=Role.RESELLER_ADMIN, reseller=reseller
+        )
     from apps.portal.demo_knowledge import demo_knowledge_seed
 
     demo_knowledge_seed(business, log=log)

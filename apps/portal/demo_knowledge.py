@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
-from datetime import timezone as tz
+from datetime import UTC, datetime, timedelta
 
 from django_tenants.utils import tenant_context
 
@@ -14,16 +13,51 @@ from apps.tenants.models import Business
 
 WEBSITE = "https://sunny-bakery.example/"
 EVENTS: list[tuple[str, str, str, str]] = [
-    ("website", WEBSITE, "", "Sunny Bakery, fresh bread every day. Open Monday to Friday, 7 AM to 3 PM. Sourdough loaf is $8. "
-     "Delivery within 5 miles for $5. Gift cards available in store."),
-    ("owner_answer", "demo-answer-1", "Do you make wedding cakes?", "Yes, wedding cakes start at $250 and we need 4 weeks notice."),
-    ("owner_answer", "demo-answer-2", "What are your holiday hours?", "We're open until 6pm Monday to Friday until Dec 24."),
-    ("document", "price-update.txt", "", "Sourdough is now $9 a loaf. Our delivery area has grown to 10 miles."),
-    ("owner_answer", "demo-answer-3", "Is delivery free?", "Delivery is free on orders over $50, otherwise $5."),
-    ("website", WEBSITE, "", "Sunny Bakery, fresh bread every day. Open Monday to Friday, 7 AM to 3 PM. Sourdough loaf is $8. "
-     "Delivery within 5 miles for $5. Gift cards available in store."),
-    ("website", WEBSITE, "", "Sunny Bakery, fresh bread every day. Open Monday to Friday, 7 AM to 3 PM. Sourdough loaf is $8. "
-     "Delivery within 5 miles for $5. We no longer sell gift cards."),
+    (
+        "website",
+        WEBSITE,
+        "",
+        "Sunny Bakery, fresh bread every day. Open Monday to Friday, 7 AM to 3 PM. Sourdough loaf is $8. "
+        "Delivery within 5 miles for $5. Gift cards available in store.",
+    ),
+    (
+        "owner_answer",
+        "demo-answer-1",
+        "Do you make wedding cakes?",
+        "Yes, wedding cakes start at $250 and we need 4 weeks notice.",
+    ),
+    (
+        "owner_answer",
+        "demo-answer-2",
+        "What are your holiday hours?",
+        "We're open until 6pm Monday to Friday until Dec 24.",
+    ),
+    (
+        "document",
+        "price-update.txt",
+        "",
+        "Sourdough is now $9 a loaf. Our delivery area has grown to 10 miles.",
+    ),
+    (
+        "owner_answer",
+        "demo-answer-3",
+        "Is delivery free?",
+        "Delivery is free on orders over $50, otherwise $5.",
+    ),
+    (
+        "website",
+        WEBSITE,
+        "",
+        "Sunny Bakery, fresh bread every day. Open Monday to Friday, 7 AM to 3 PM. Sourdough loaf is $8. "
+        "Delivery within 5 miles for $5. Gift cards available in store.",
+    ),
+    (
+        "website",
+        WEBSITE,
+        "",
+        "Sunny Bakery, fresh bread every day. Open Monday to Friday, 7 AM to 3 PM. Sourdough loaf is $8. "
+        "Delivery within 5 miles for $5. We no longer sell gift cards.",
+    ),
     ("owner_answer", "demo-answer-4", "How much is the sourdough?", "Sourdough is $8.50."),
     ("document", "holiday-flyer.txt", "", "Holiday flyer: Sourdough loaves $10."),
 ]
@@ -34,7 +68,7 @@ def demo_knowledge_seed(business: Business, log: Callable[[str], object] = print
         if Source.objects.exists():
             return
         log("Playing the bakery's knowledge history...")
-        start = datetime.now(tz.utc) - timedelta(days=len(EVENTS))
+        start = datetime.now(UTC) - timedelta(days=len(EVENTS))
         for i, (kind, ref, question, content) in enumerate(EVENTS):
             when = start + timedelta(days=i)
             if kind == "owner_answer":

@@ -7,7 +7,14 @@ import secrets
 from django.db import connection
 from django_tenants.utils import tenant_context
 
-from apps.facts.scenario import Column, Scenario, ScenarioReport, knowledge_column, scenario_ask, scenario_play_events
+from apps.facts.scenario import (
+    Column,
+    Scenario,
+    ScenarioReport,
+    knowledge_column,
+    scenario_ask,
+    scenario_play_events,
+)
 from apps.tenants.models import Reseller
 from apps.tenants.services import business_create, business_delete
 

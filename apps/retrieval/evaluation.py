@@ -27,7 +27,7 @@ from django_tenants.utils import tenant_context
 
 from apps.facts.models import Evidence, Source
 from apps.facts.services import owner_answer_record, source_retire
-from apps.retrieval.index import reindex_deferred
+from apps.facts.signals import topics_batched
 from apps.retrieval.search import RetrievalOptions, retrieve
 from apps.retrieval.stats import auc, flag_rates, mcnemar_exact, percentiles, wilson_interval
 from apps.tenants.models import Reseller
@@ -70,7 +70,10 @@ class Dataset:
 def dataset_load(root: Path, *, limit: int | None = None) -> Dataset:
     """Read a DSTC folder: knowledge.json and (val or val_subset)/logs.json + labels.json."""
     knowledge = json.loads((root / "knowledge.json").read_text())
-    split = next((root / name for name in ("val_subset", "val", "test") if (root / name / "labels.json").exists()), None)
+    split = next(
+        (root / name for name in ("val_subset", "val", "test") if (root / name / "labels.json").exists()),
+        None,
+    )
     if split is None:
         raise FileNotFoundError(f"No val/ or val_subset/ with logs.json and labels.json under {root}")
     logs = json.loads((split / "logs.json").read_text())
@@ -84,8 +87,16 @@ def dataset_load(root: Path, *, limit: int | None = None) -> Dataset:
         if entity not in knowledge.get(domain, {}) or doc not in knowledge[domain][entity]["docs"]:
             continue
         turns = [t["text"] for t in log]
-        questions.append(Question(index=index, domain=domain, entity_id=entity, doc_id=doc, message=turns[-1],
-                                  history=tuple(turns[:-1])))
+        questions.append(
+            Question(
+                index=index,
+                domain=domain,
+                entity_id=entity,
+                doc_id=doc,
+                message=turns[-1],
+                history=tuple(turns[:-1]),
+            )
+        )
     if limit:
         questions = questions[:limit]
     return Dataset(name=root.name, knowledge=knowledge, questions=questions)
@@ -97,9 +108,11 @@ def doc_ref(domain: str, entity: str, doc: str) -> str:
 
 def _load_entity(dataset: Dataset, domain: str, entity: str) -> None:
     record = dataset.knowledge[domain][entity]
-    with reindex_deferred():
+    with topics_batched():
         for doc_id, doc in record["docs"].items():
-            owner_answer_record(question=doc["title"], answer=doc["body"], ref=doc_ref(domain, entity, doc_id))
+            owner_answer_record(
+                question=doc["title"], answer=doc["body"], ref=doc_ref(domain, entity, doc_id)
+            )
 
 
 def _gold_fact_ids(ref: str) -> set[int]:
@@ -107,13 +120,11 @@ def _gold_fact_ids(ref: str) -> set[int]:
 
 
 def _rank(result: Any, gold: set[int]) -> int | None:
-    rank = 0
-    for hit in result.hits:
-        rank += 1
-        if gold.intersection(hit.fact_ids):
-            # Only a gold fact that was actually rendered into the context counts as received.
-            if gold.intersection(result.fact_ids):
-                return rank
+    """1-based rank of the first kept piece carrying a gold fact that was rendered into the context."""
+    received = gold.intersection(result.fact_ids)
+    for rank, hit in enumerate(result.hits, start=1):
+        if received.intersection(hit.fact_ids):
+            return rank
     return None
 
 
@@ -122,8 +133,13 @@ def _ask(question: Question, options: RetrievalOptions) -> Outcome:
     result = retrieve(question.message, on=EVAL_DAY, history=question.history, options=options)
     latency = (time.perf_counter() - started) * 1000
     gold = _gold_fact_ids(doc_ref(question.domain, question.entity_id, question.doc_id))
-    return Outcome(rank=_rank(result, gold), top_similarity=result.top_similarity, latency_ms=latency,
-                   kept=[h.title for h in result.hits], decisions=result.decisions)
+    return Outcome(
+        rank=_rank(result, gold),
+        top_similarity=result.top_similarity,
+        latency_ms=latency,
+        kept=[h.title for h in result.hits],
+        decisions=result.decisions,
+    )
 
 
 def _ask_without_gold(question: Question, options: RetrievalOptions) -> float:
@@ -144,14 +160,17 @@ def evaluate(
 ) -> dict[str, list[Outcome]]:
     """Run every configuration on every question; one throwaway business per entity."""
     reseller = Reseller.objects.filter(slug=EVAL_RESELLER).first() or Reseller.objects.create(
-        name="Xorventa tools", slug=EVAL_RESELLER, show_powered_by=False)
+        name="Xorventa tools", slug=EVAL_RESELLER, show_powered_by=False
+    )
     by_entity: dict[tuple[str, str], list[Question]] = defaultdict(list)
     for q in dataset.questions:
         by_entity[(q.domain, q.entity_id)].append(q)
     outcomes: dict[str, dict[int, Outcome]] = {name: {} for name in configs}
     for n, ((domain, entity), questions) in enumerate(sorted(by_entity.items()), start=1):
         name = dataset.knowledge[domain][entity].get("name") or domain
-        business = business_create(reseller=reseller, name=str(name)[:100], slug=f"eval-{secrets.token_hex(5)}")
+        business = business_create(
+            reseller=reseller, name=str(name)[:100], slug=f"eval-{secrets.token_hex(5)}"
+        )
         try:
             with tenant_context(business):
                 _load_entity(dataset, domain, entity)
@@ -193,8 +212,11 @@ def summarise(dataset: Dataset, outcomes: list[Outcome], *, k: int) -> dict[str,
     for q, o in zip(dataset.questions, outcomes, strict=True):
         by_domain[q.domain].append(o)
     summary["per_domain"] = {
-        d: {"n": len(os), "hit@1": round(sum(1 for o in os if o.rank == 1) / len(os), 3),
-            f"hit@{k}": round(sum(1 for o in os if o.rank and o.rank <= k) / len(os), 3)}
+        d: {
+            "n": len(os),
+            "hit@1": round(sum(1 for o in os if o.rank == 1) / len(os), 3),
+            f"hit@{k}": round(sum(1 for o in os if o.rank and o.rank <= k) / len(os), 3),
+        }
         for d, os in sorted(by_domain.items())
     }
     gone = [o.unanswerable_top for o in outcomes if o.unanswerable_top is not None]
@@ -214,18 +236,29 @@ def unanswerable_summary(answerable: Sequence[float], unanswerable: Sequence[flo
         if decision == "new_question":
             continue
         flags_unans, flags_ans = flag_rates(answerable, unanswerable, profile[decision])
-        rates[decision] = {"threshold": round(profile[decision], 4), "flags_unanswerable": round(flags_unans, 3),
-                           "flags_answerable": round(flags_ans, 3), "target_unanswerable": TARGET_FLAG_RATES[decision]}
+        rates[decision] = {
+            "threshold": round(profile[decision], 4),
+            "flags_unanswerable": round(flags_unans, 3),
+            "flags_answerable": round(flags_ans, 3),
+            "target_unanswerable": TARGET_FLAG_RATES[decision],
+        }
     # AUC: how well the confidence separates answerable (higher) from gold-removed questions.
-    return {"auc": round(auc(answerable, unanswerable), 3),
-            "answerable": len(answerable), "unanswerable": len(unanswerable),
-            "flag_rates": rates, "profile": profile.origin}
+    return {
+        "auc": round(auc(answerable, unanswerable), 3),
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "flag_rates": rates,
+        "profile": profile.origin,
+    }
 
 
 def compare(base: list[Outcome], other: list[Outcome], *, k: int) -> dict[str, Any]:
     """Paired comparison on the same questions: gained / lost / exact McNemar p (hit@1 and hit@k)."""
     result = {}
-    for label, ok in (("hit@1", lambda o: o.rank == 1), (f"hit@{k}", lambda o: o.rank is not None and o.rank <= k)):
+    for label, ok in (
+        ("hit@1", lambda o: o.rank == 1),
+        (f"hit@{k}", lambda o: o.rank is not None and o.rank <= k),
+    ):
         gained = sum(1 for a, b in zip(base, other, strict=True) if not ok(a) and ok(b))
         lost = sum(1 for a, b in zip(base, other, strict=True) if ok(a) and not ok(b))
         result[label] = {"gained": gained, "lost": lost, "p": round(mcnemar_exact(gained, lost), 4)}
@@ -234,17 +267,32 @@ def compare(base: list[Outcome], other: list[Outcome], *, k: int) -> dict[str, A
 
 def per_question(dataset: Dataset, outcomes: list[Outcome]) -> list[dict[str, Any]]:
     return [
-        {"index": q.index, "domain": q.domain, "entity": q.entity_id, "gold_doc": q.doc_id, "message": q.message,
-         "history_tail": list(q.history[-2:]), "rank": o.rank, "top_similarity": round(o.top_similarity, 4),
-         "unanswerable_top": None if o.unanswerable_top is None else round(o.unanswerable_top, 4),
-         "kept": o.kept, "latency_ms": round(o.latency_ms, 1)}
+        {
+            "index": q.index,
+            "domain": q.domain,
+            "entity": q.entity_id,
+            "gold_doc": q.doc_id,
+            "message": q.message,
+            "history_tail": list(q.history[-2:]),
+            "rank": o.rank,
+            "top_similarity": round(o.top_similarity, 4),
+            "unanswerable_top": None if o.unanswerable_top is None else round(o.unanswerable_top, 4),
+            "kept": o.kept,
+            "latency_ms": round(o.latency_ms, 1),
+        }
         for q, o in zip(dataset.questions, outcomes, strict=True)
     ]
 
 
 ABLATIONS: dict[str, dict[str, Any]] = {
     "full": {},
-    "message-only": {"two_pass": False, "repair": False, "kind_leg": False, "keyword": "off", "diversity": False},
+    "message-only": {
+        "two_pass": False,
+        "repair": False,
+        "kind_leg": False,
+        "keyword": "off",
+        "diversity": False,
+    },
     "no-two-pass": {"two_pass": False},
     "no-repair": {"repair": False},
     "no-kind": {"kind_leg": False},
@@ -271,4 +319,3 @@ def config_from(spec: str) -> RetrievalOptions:
         else:
             overrides[key] = raw
     return RetrievalOptions(**overrides)
-

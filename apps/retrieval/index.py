@@ -8,10 +8,8 @@ model change builds a whole new generation beside the old one and switches to it
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterable, Iterator
-from contextvars import ContextVar
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -221,32 +219,3 @@ def index_rebuild() -> IndexState:
         state.save()
         Piece.objects.filter(generation=old).delete()
     return state
-
-
-# ---------------------------------------------------------------------------------------------
-# Batching: bulk ingestion (a crawl, an evaluation load) re-indexes each touched topic once at the end.
-
-_deferred: ContextVar[set[int] | None] = ContextVar("retrieval_deferred_topics", default=None)
-
-
-@contextlib.contextmanager
-def reindex_deferred() -> Iterator[set[int]]:
-    if _deferred.get() is not None:  # nested: the outermost block indexes
-        yield _deferred.get() or set()
-        return
-    pending: set[int] = set()
-    token = _deferred.set(pending)
-    try:
-        yield pending
-    finally:
-        _deferred.reset(token)
-    if pending:
-        index_topics(pending)
-
-
-def reindex_or_defer(topic_ids: Iterable[int]) -> None:
-    pending = _deferred.get()
-    if pending is not None:
-        pending.update(topic_ids)
-    else:
-        index_topics(topic_ids)

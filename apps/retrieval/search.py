@@ -114,7 +114,9 @@ def _audience_q(audience: str) -> Q:
     return Q(audience=Audience.VISITOR)
 
 
-def _vector_search(vector: Any, *, generation: int, audience: str, on: date, limit: int) -> list[tuple[Piece, float]]:
+def _vector_search(
+    vector: Any, *, generation: int, audience: str, on: date, limit: int
+) -> list[tuple[Piece, float]]:
     rows = (
         Piece.objects.filter(_audience_q(audience), generation=generation)
         .filter(Q(expires_on__isnull=True) | Q(expires_on__gte=on))
@@ -125,7 +127,9 @@ def _vector_search(vector: Any, *, generation: int, audience: str, on: date, lim
     return [(p, 1.0 - float(p.distance)) for p in rows]  # type: ignore[attr-defined]
 
 
-def _keyword_search(message: str, *, generation: int, audience: str, on: date, limit: int) -> list[tuple[Piece, float]]:
+def _keyword_search(
+    message: str, *, generation: int, audience: str, on: date, limit: int
+) -> list[tuple[Piece, float]]:
     """Full text, scored by lexical coverage (seed 002): 0.25 + 0.6 x share of the message's stems
     found in the piece, so that it can be compared with cosine similarities on one absolute scale."""
     with connection.cursor() as cursor:
@@ -140,7 +144,7 @@ def _keyword_search(message: str, *, generation: int, audience: str, on: date, l
     rows = list(
         Piece.objects.filter(_audience_q(audience), generation=generation)
         .filter(Q(expires_on__isnull=True) | Q(expires_on__gte=on))
-        .extra(where=["search @@ to_tsquery('english', %s)"], params=[query])  # noqa: S610 - parameterised
+        .extra(where=["search @@ to_tsquery('english', %s)"], params=[query])
         .only("id", "topic_id", "title", "text", "fact_ids", "search")[: limit * 4]
     )
     scored = []
@@ -164,7 +168,9 @@ _vocabularies: dict[tuple[str, int, int, int], Vocabulary] = {}
 
 
 def _vocabulary(generation: int) -> Vocabulary:
-    marker = Piece.objects.filter(generation=generation).order_by("-id").values_list("id", flat=True).first() or 0
+    marker = (
+        Piece.objects.filter(generation=generation).order_by("-id").values_list("id", flat=True).first() or 0
+    )
     count = Piece.objects.filter(generation=generation).count()
     key = (connection.schema_name, generation, marker, count)
     vocab = _vocabularies.get(key)
@@ -219,18 +225,35 @@ def retrieve(
     variants: list[dict[str, Any]] = []
 
     def add(leg: str, query: str, found: list[tuple[Piece, float]]) -> list[int]:
-        variants.append({"leg": leg, "query": query, "candidates": [
-            {"piece": p.pk, "topic": p.title, "score": round(s, 4)} for p, s in found[:8]]})
+        variants.append(
+            {
+                "leg": leg,
+                "query": query,
+                "candidates": [{"piece": p.pk, "topic": p.title, "score": round(s, 4)} for p, s in found[:8]],
+            }
+        )
         for piece, score in found:
-            hit = hits.setdefault(piece.pk, Hit(piece_id=piece.pk, topic_id=piece.topic_id, title=piece.title,
-                                                text=piece.text, fact_ids=list(piece.fact_ids)))
+            hit = hits.setdefault(
+                piece.pk,
+                Hit(
+                    piece_id=piece.pk,
+                    topic_id=piece.topic_id,
+                    title=piece.title,
+                    text=piece.text,
+                    fact_ids=list(piece.fact_ids),
+                ),
+            )
             hit.scores[leg] = max(score, hit.scores.get(leg, -1.0))
         return [p.pk for p, _ in found]
 
     # 1. The message alone (the vector may have been computed ahead, during typing: speculative retrieval).
     vector = query_vector if query_vector is not None else embedding.embed_query(message)
     lap("embed_message")
-    own = add("message", message, _vector_search(vector, generation=generation, audience=audience, on=on, limit=pool))
+    own = add(
+        "message",
+        message,
+        _vector_search(vector, generation=generation, audience=audience, on=on, limit=pool),
+    )
     top_similarity = max((hits[i].scores["message"] for i in own), default=0.0)
     lap("search_message")
 
@@ -249,12 +272,14 @@ def retrieve(
         lap("repair")
 
     # 3. Two passes: the message blended with the conversation behind it.
-    contextual: list[int] = []
     if opts.two_pass and history:
         blended = blend(repaired or message, history, opts.history_turns)
         bvec = embedding.embed_query(blended)
-        contextual = add("contextual", blended,
-                         _vector_search(bvec, generation=generation, audience=audience, on=on, limit=pool))
+        add(
+            "contextual",
+            blended,
+            _vector_search(bvec, generation=generation, audience=audience, on=on, limit=pool),
+        )
         lap("contextual")
 
     # 4. The kind of fact asked for, searched on its own.
@@ -262,20 +287,33 @@ def retrieve(
     kind = kind_of_fact(repaired or message) if opts.kind_leg else None
     if kind:
         kvec = embedding.embed_query(kind)
-        kind_ids = add("kind", kind, _vector_search(kvec, generation=generation, audience=audience, on=on, limit=opts.k))
+        kind_ids = add(
+            "kind", kind, _vector_search(kvec, generation=generation, audience=audience, on=on, limit=opts.k)
+        )
         lap("kind")
 
     # 5. Keyword leg for exact identifiers.
     keyword_ids: list[int] = []
     use_keyword = opts.keyword == "on" or (opts.keyword == "auto" and has_identifier(message))
     if use_keyword:
-        keyword_ids = add("keyword", message,
-                          _keyword_search(message, generation=generation, audience=audience, on=on, limit=opts.k))
+        keyword_ids = add(
+            "keyword",
+            message,
+            _keyword_search(message, generation=generation, audience=audience, on=on, limit=opts.k),
+        )
         lap("keyword")
 
     # 6. Combine: reserved places first, then the best of the rest, at most N per topic.
     new_question = top_similarity >= profile["new_question"] or not history
     ranked = sorted(hits.values(), key=lambda h: h.rank_score(opts.contextual_discount), reverse=True)[:pool]
+    rerank_note = ""
+    if opts.rerank:  # drafts: re-order a pool of twice the final count with a cross-encoder (fails open)
+        from apps.retrieval.rerank import rerank
+
+        candidates = ranked[: opts.k * 2]
+        order, rerank_note = rerank(message, [f"{h.title}\n{h.text}" for h in candidates])
+        ranked = [candidates[i] for i in order] + ranked[opts.k * 2 :]
+        lap("rerank")
     kept: list[tuple[Hit, str]] = []
     per_topic: dict[int, int] = {}
 
@@ -302,7 +340,8 @@ def retrieve(
     for hit in ranked:
         keep(hit, "ranked by score")
     # Reserved places guarantee a place, not the first one: the answerer reads the best first.
-    kept.sort(key=lambda item: item[0].rank_score(opts.contextual_discount), reverse=True)
+    if not (opts.rerank and rerank_note.startswith("re-ranked")):
+        kept.sort(key=lambda item: item[0].rank_score(opts.contextual_discount), reverse=True)
     lap("combine")
 
     # 7. What the answerer reads: the kept pieces' facts rendered for the question's date.
@@ -319,17 +358,33 @@ def retrieve(
         "kind": kind,
         "keyword": use_keyword,
         "variants": variants,
-        "kept": [{"piece": h.piece_id, "topic": h.title, "scores": {k: round(v, 4) for k, v in h.scores.items()},
-                  "why": why} for h, why in kept],
+        "kept": [
+            {
+                "piece": h.piece_id,
+                "topic": h.title,
+                "scores": {k: round(v, 4) for k, v in h.scores.items()},
+                "why": why,
+            }
+            for h, why in kept
+        ],
         "top_similarity": round(top_similarity, 4),
         "decisions": decisions,
         "thresholds": {"values": profile.values, "origin": profile.origin},
         "timings_ms": timings,
         "options": opts.label(),
+        "rerank": rerank_note,
     }
-    return RetrievalResult(message=message, on=on, hits=[h for h, _ in kept], context=context,
-                           confidence=top_similarity, top_similarity=top_similarity, decisions=decisions,
-                           profile=profile, log=log)
+    return RetrievalResult(
+        message=message,
+        on=on,
+        hits=[h for h, _ in kept],
+        context=context,
+        confidence=top_similarity,
+        top_similarity=top_similarity,
+        decisions=decisions,
+        profile=profile,
+        log=log,
+    )
 
 
 def _render_context(hits: list[Hit], *, on: date, audience: str) -> list[RenderedTopic]:

@@ -54,16 +54,26 @@ def builtin_profile(model: str) -> ThresholdProfile:
     path = _profile_file(model)
     if path.is_file():
         data = json.loads(path.read_text())
-        return ThresholdProfile(model=model, values={k: float(data["thresholds"][k]) for k in DECISIONS},
-                                origin=f"calibrated: {data.get('calibrated_on', path.name)}")
+        return ThresholdProfile(
+            model=model,
+            values={k: float(data["thresholds"][k]) for k in DECISIONS},
+            origin=f"calibrated: {data.get('calibrated_on', path.name)}",
+        )
     return ThresholdProfile(model=model, values=dict(SEED_PROFILE), origin="seed paper default")
 
 
-def profile_write(model: str, values: dict[str, float], *, calibrated_on: str, details: dict[str, object]) -> Path:
+def profile_write(
+    model: str, values: dict[str, float], *, calibrated_on: str, details: dict[str, object]
+) -> Path:
     PROFILE_DIR.mkdir(parents=True, exist_ok=True)
     path = _profile_file(model)
-    path.write_text(json.dumps({"model": model.split("@")[0], "calibrated_on": calibrated_on,
-                                "thresholds": values, **details}, indent=2) + "\n")
+    path.write_text(
+        json.dumps(
+            {"model": model.split("@")[0], "calibrated_on": calibrated_on, "thresholds": values, **details},
+            indent=2,
+        )
+        + "\n"
+    )
     return path
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from apps.facts.models import Fact
 from apps.facts.services import fact_retire, owner_fact_add
-from apps.retrieval.index import index_check, index_rebuild, index_state, reindex_deferred
+from apps.facts.signals import topics_batched
+from apps.retrieval.index import index_check, index_rebuild, index_state
 from apps.retrieval.models import Piece
 from apps.retrieval.search import RetrievalOptions, has_identifier, retrieve
 
@@ -16,27 +17,61 @@ TODAY = date(2026, 11, 2)
 
 KNOWLEDGE = [
     ("Opening hours", "Open Monday to Friday, 7 AM to 3 PM.", "hours weekdays", None, None, "public"),
-    ("Opening hours", "Open until 6 PM Monday to Friday.", "hours weekdays", None, date(2026, 12, 24), "public"),
+    (
+        "Opening hours",
+        "Open until 6 PM Monday to Friday.",
+        "hours weekdays",
+        None,
+        date(2026, 12, 24),
+        "public",
+    ),
     ("Sourdough", "A sourdough loaf is $8.50.", "price", None, None, "public"),
-    ("Sourdough", "Sourdough is baked fresh every morning with organic flour.", "baking", None, None, "public"),
+    (
+        "Sourdough",
+        "Sourdough is baked fresh every morning with organic flour.",
+        "baking",
+        None,
+        None,
+        "public",
+    ),
     ("Croissants", "Butter croissants are $3.50 each.", "price", None, None, "public"),
     ("Wedding cakes", "Wedding cakes start at $250 and need 4 weeks notice.", "price", None, None, "public"),
     ("Delivery", "Delivery is available within 10 miles.", "radius", None, None, "public"),
     ("Delivery", "Delivery is free on orders over $50, otherwise $5.", "fee", None, None, "public"),
-    ("Gluten-free", "Gluten-free bread is available on Saturdays only.", "availability", None, None, "public"),
+    (
+        "Gluten-free",
+        "Gluten-free bread is available on Saturdays only.",
+        "availability",
+        None,
+        None,
+        "public",
+    ),
     ("Parking", "Free customer parking is behind the shop on Elm Street.", "parking", None, None, "public"),
     ("Catering", "Catering order form code is CAT-4471.", "form", None, None, "public"),
     ("Staff notes", "The alarm code for the back door is 9931.", "alarm", None, None, "internal"),
-    ("Christmas market", "Our Christmas market stall runs until Dec 20.", "market", None, date(2026, 12, 20), "public"),
+    (
+        "Christmas market",
+        "Our Christmas market stall runs until Dec 20.",
+        "market",
+        None,
+        date(2026, 12, 20),
+        "public",
+    ),
 ]
 
 
 @pytest.fixture
 def kb(business):
-    with reindex_deferred():
+    with topics_batched():
         for topic, statement, aspect, vf, vt, visibility in KNOWLEDGE:
-            owner_fact_add(topic=topic, statement=statement, aspect=aspect, valid_from=vf, valid_to=vt,
-                           visibility=visibility)
+            owner_fact_add(
+                topic=topic,
+                statement=statement,
+                aspect=aspect,
+                valid_from=vf,
+                valid_to=vt,
+                visibility=visibility,
+            )
     return business
 
 
@@ -117,8 +152,11 @@ def test_expired_fact_never_reaches_the_answerer_without_reindexing(kb):
 
 def test_diversity_caps_pieces_per_topic(kb):
     for i in range(12):
-        owner_fact_add(topic="Sourdough", statement=f"Sourdough variety {i} is a long descriptive sentence " * 6,
-                       aspect=f"variety {i}")
+        owner_fact_add(
+            topic="Sourdough",
+            statement=f"Sourdough variety {i} is a long descriptive sentence " * 6,
+            aspect=f"variety {i}",
+        )
     result = retrieve("Tell me about your sourdough", on=TODAY, options=RetrievalOptions(k=6))
     assert sum(1 for h in result.hits if h.title == "Sourdough") <= 3
 

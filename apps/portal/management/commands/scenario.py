@@ -13,7 +13,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file")
         parser.add_argument("--json", action="store_true", help="Print one JSON object")
-        parser.add_argument("--keep", action="store_true", help="Keep the throwaway business (for inspection)")
+        parser.add_argument(
+            "--keep", action="store_true", help="Keep the throwaway business (for inspection)"
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:

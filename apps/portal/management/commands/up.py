@@ -37,12 +37,21 @@ class Command(BaseCommand):
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         children: list[subprocess.Popen[bytes]] = [
             subprocess.Popen(  # noqa: S603
-                [sys.executable, "-m", "daphne", "-b", opts["host"], "-p", str(opts["port"]), "xorventa.asgi:application"],
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    opts["host"],
+                    "-p",
+                    str(opts["port"]),
+                    "xorventa.asgi:application",
+                ],
                 env=env,
             )
         ]
         if not opts["no_worker"]:
-            children.append(subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env))  # noqa: S603
+            children.append(subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env))
         base = f"http://{settings.BASE_DOMAIN}:{opts['port']}"
         self.stdout.write(
             self.style.SUCCESS(f"\nXorventa is running (ready in {time.perf_counter() - started:.1f} s):")
@@ -75,4 +84,6 @@ class Command(BaseCommand):
                     child.wait(timeout=max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     child.kill()
-            self.stdout.write("Stopped the server and the worker. The database keeps running; `make dbstop` stops it.")
+            self.stdout.write(
+                "Stopped the server and the worker. The database keeps running; `make dbstop` stops it."
+            )

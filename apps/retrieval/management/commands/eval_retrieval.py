@@ -22,19 +22,31 @@ from apps.retrieval.evaluation import (
 
 
 class Command(BaseCommand):
-    help = "Evaluate retrieval on a DSTC-format set: hit@1, hit@k, MRR (Wilson 95% CIs), latency, comparisons."
+    help = (
+        "Evaluate retrieval on a DSTC-format set: hit@1, hit@k, MRR (Wilson 95% CIs), latency, comparisons."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", default="dstc", choices=["dstc"])
-        parser.add_argument("--root", help="A DSTC folder (knowledge.json + val[_subset]/logs.json, labels.json)")
+        parser.add_argument(
+            "--root", help="A DSTC folder (knowledge.json + val[_subset]/logs.json, labels.json)"
+        )
         parser.add_argument("--knowledge", help="knowledge.json (alternative to --root)")
         parser.add_argument("--logs", help="logs.json")
         parser.add_argument("--labels", help="labels.json")
         parser.add_argument("--limit", type=int)
-        parser.add_argument("--config", default="full", help=f"An ablation ({', '.join(ABLATIONS)}) or overrides k=v,...")
-        parser.add_argument("--compare", nargs="*", default=[], help="Further configurations compared with --config")
-        parser.add_argument("--ablations", action="store_true", help="Compare every ablation with the full path")
-        parser.add_argument("--unanswerable", action="store_true", help="Also ask each question with its gold doc removed")
+        parser.add_argument(
+            "--config", default="full", help=f"An ablation ({', '.join(ABLATIONS)}) or overrides k=v,..."
+        )
+        parser.add_argument(
+            "--compare", nargs="*", default=[], help="Further configurations compared with --config"
+        )
+        parser.add_argument(
+            "--ablations", action="store_true", help="Compare every ablation with the full path"
+        )
+        parser.add_argument(
+            "--unanswerable", action="store_true", help="Also ask each question with its gold doc removed"
+        )
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--out", help="Write the full JSON report (with per-question outputs) here")
 
@@ -48,11 +60,16 @@ class Command(BaseCommand):
             names += [n for n in ABLATIONS if n not in names]
         configs = {name: config_from(name) for name in names}
         k = configs[names[0]].k
-        self.stderr.write(f"{dataset.name}: {len(dataset.questions)} questions, {len(dataset.entities())} businesses")
+        self.stderr.write(
+            f"{dataset.name}: {len(dataset.questions)} questions, {len(dataset.entities())} businesses"
+        )
         outcomes = evaluate(dataset, configs, unanswerable=opts["unanswerable"], progress=self.stderr.write)
         report: dict[str, Any] = {"dataset": dataset.name, "k": k, "configs": {}}
         for name in names:
-            report["configs"][name] = {"options": configs[name].label(), **summarise(dataset, outcomes[name], k=k)}
+            report["configs"][name] = {
+                "options": configs[name].label(),
+                **summarise(dataset, outcomes[name], k=k),
+            }
             if name != names[0]:
                 report["configs"][name]["vs_" + names[0]] = compare(outcomes[names[0]], outcomes[name], k=k)
         if opts["out"]:
@@ -77,7 +94,9 @@ class Command(BaseCommand):
 
     def _table(self, report: dict[str, Any], names: list[str], k: int) -> None:
         self.stdout.write(f"\n{report['dataset']} (k={k})")
-        head = f"{'config':<14} {'hit@1':>20} {f'hit@{k}':>20} {'MRR':>6} {'p50 ms':>7} {'p95 ms':>7}  vs first"
+        head = (
+            f"{'config':<14} {'hit@1':>20} {f'hit@{k}':>20} {'MRR':>6} {'p50 ms':>7} {'p95 ms':>7}  vs first"
+        )
         self.stdout.write(head)
         for name in names:
             c = report["configs"][name]
@@ -86,7 +105,8 @@ class Command(BaseCommand):
             vs_text = (
                 f"@1 +{vs['hit@1']['gained']}/-{vs['hit@1']['lost']} p={vs['hit@1']['p']}; "
                 f"@{k} +{vs[f'hit@{k}']['gained']}/-{vs[f'hit@{k}']['lost']} p={vs[f'hit@{k}']['p']}"
-                if vs else ""
+                if vs
+                else ""
             )
             self.stdout.write(
                 f"{name:<14} {h1['value']:.3f} [{h1['ci95'][0]:.3f}-{h1['ci95'][1]:.3f}] "

@@ -1,0 +1,188 @@
+"""The same conversation over HTTP, for integrations: POST /api/v1/widgets/<key>/messages.
+
+With ``Accept: text/event-stream`` the answer streams as server-sent events (start, delta..., end);
+otherwise one JSON object. The public key resolves the business; when the request carries an Origin it
+must be on the widget's allow-list (browsers always send one cross-site; servers integrating by API
+send none and are held to the same rate limits).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from django.db import connection
+from django.http import StreamingHttpResponse
+from django_tenants.utils import schema_context
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.chat import limits
+from apps.chat.consumers import iterate_in_thread
+from apps.chat.models import Channel
+from apps.chat.origins import origin_allowed
+from apps.tenants.context import call_in_schema
+from apps.tenants.models import Business
+
+
+def _business(key: str) -> Business | None:
+    connection.set_schema_to_public()
+    return Business.objects.filter(public_key=key, is_active=True).first()
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+class AnswerOutput(serializers.Serializer[dict[str, Any]]):
+    conversation_id = serializers.IntegerField()
+    message_id = serializers.IntegerField()
+    text = serializers.CharField()
+    decision = serializers.ChoiceField(choices=["answer", "unknown", "gate"])
+    sources = serializers.ListField(child=serializers.CharField())
+
+
+class WidgetMessagesApi(APIView):
+    authentication_classes: list[Any] = []  # the public key is the credential; no session, no CSRF
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        text = serializers.CharField(max_length=limits.MAX_MESSAGE_CHARS, trim_whitespace=True)
+        visitor_id = serializers.RegexField(r"^[A-Za-z0-9_-]{8,64}$")
+        conversation_id = serializers.IntegerField(required=False)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OpenApiResponse(
+                AnswerOutput,
+                description="JSON answer; with Accept: text/event-stream, server-sent events "
+                "`start`, `delta` ({text}) and `end` ({decision, sources, message_id}).",
+            ),
+            403: OpenApiResponse(description="Origin not allowed for this widget"),
+            404: OpenApiResponse(description="Unknown widget key"),
+            429: OpenApiResponse(description="Rate limited"),
+        },
+        summary="Ask the business's assistant a question",
+    )
+    def post(self, request: Request, key: str) -> Any:
+        business = _business(key)
+        if business is None:
+            return Response({"detail": "Unknown widget."}, status=status.HTTP_404_NOT_FOUND)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        origin = request.headers.get("Origin")
+        from apps.chat.services import conversation_open, widget_settings
+
+        with schema_context(business.schema_name):
+            if origin and not origin_allowed(origin, list(widget_settings().allowed_origins or [])):
+                return Response(
+                    {"detail": "This site may not use the widget."}, status=status.HTTP_403_FORBIDDEN
+                )
+            try:
+                text = limits.check_message(data.validated_data["text"])
+                limits.check_rates(
+                    public_key=key,
+                    visitor_id=data.validated_data["visitor_id"],
+                    ip=request.META.get("REMOTE_ADDR", ""),
+                )
+            except limits.Refused as refused:
+                code = status.HTTP_429_TOO_MANY_REQUESTS if refused.code == "rate_limited" else 400
+                return Response({"detail": refused.message, "code": refused.code}, status=code)
+            conversation = conversation_open(
+                visitor_id=data.validated_data["visitor_id"],
+                channel=Channel.API,
+                origin=origin or "",
+                conversation_id=data.validated_data.get("conversation_id"),
+            )
+        if "text/event-stream" in request.headers.get("Accept", ""):
+            stream = _answer_events(business.schema_name, conversation.pk, text)
+            response = StreamingHttpResponse(stream, content_type="text/event-stream")
+            response["Cache-Control"] = "no-cache"
+            response["X-Accel-Buffering"] = "no"
+            return response
+        from apps.chat.services import answer_once
+
+        with schema_context(business.schema_name):
+            turn, message = answer_once(conversation_id=conversation.pk, text=text)
+        return Response(
+            {
+                "conversation_id": conversation.pk,
+                "message_id": message.pk,
+                "text": message.text,
+                "decision": turn.decision,
+                "sources": message.sources,
+            }
+        )
+
+
+async def _answer_events(schema_name: str, conversation_id: int, text: str) -> AsyncIterator[bytes]:
+    from apps.chat.services import turn_begin, turn_finish, turn_stream
+
+    turn = await call_in_schema(schema_name, turn_begin, conversation_id=conversation_id, text=text)
+    yield _sse("start", {"conversation_id": conversation_id})
+    parts = []
+    async for chunk in iterate_in_thread(lambda: turn_stream(turn)):
+        parts.append(chunk)
+        yield _sse("delta", {"text": chunk})
+    message = await call_in_schema(schema_name, turn_finish, turn, "".join(parts))
+    yield _sse("end", {"decision": turn.decision, "sources": message.sources, "message_id": message.pk})
+
+
+class WidgetConfigApi(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT}, summary="What the widget shows (name, colours, greeting)"
+    )
+    def get(self, request: Request, key: str) -> Response:
+        business = _business(key)
+        if business is None:
+            return Response({"detail": "Unknown widget."}, status=status.HTTP_404_NOT_FOUND)
+        from apps.chat.services import business_identity
+
+        with schema_context(business.schema_name):
+            identity = business_identity()
+        identity.pop("allowed_hosts", None)
+        return Response(identity)
+
+
+class DraftApi(APIView):
+    """An owner pastes an email or DM and gets a reply draft from the same knowledge, with its sources."""
+
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        text = serializers.CharField(max_length=20000)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: inline_serializer(
+                "Draft",
+                {
+                    "draft": serializers.CharField(),
+                    "sources": serializers.ListField(),
+                    "decision": serializers.CharField(),
+                    "reranked": serializers.BooleanField(),
+                },
+            )
+        },
+        summary="Draft a reply to an email or direct message (owner, staff)",
+    )
+    def post(self, request: Request) -> Response:
+        from apps.accounts.access import access_business
+        from apps.chat.drafts import draft_reply
+
+        access_business(request.user, request.tenant)  # type: ignore[attr-defined]
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        draft = draft_reply(text=data.validated_data["text"], actor=str(request.user))
+        return Response(draft)

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class ChatConfig(AppConfig):
+    name = "apps.chat"
+    label = "chat"
+    verbose_name = "Conversations"
+
+    def ready(self) -> None:
+        from apps.chat.receivers import post_owner_answer
+        from apps.gaps.services import gap_answered
+
+        gap_answered.connect(post_owner_answer, dispatch_uid="chat-owner-answer")

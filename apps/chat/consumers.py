@@ -1,0 +1,200 @@
+"""The widget's websocket: /ws/chat/<public key>/?visitor=<id>.
+
+Protocol (JSON frames):
+  server -> {"type": "hello", "business": {...}, "conversation": {"id", "messages": [...]}}
+  client -> {"type": "message", "text": "..."}          a visitor's question
+  client -> {"type": "draft", "text": "..."}            typing pause: retrieve ahead (speculative)
+  client -> {"type": "contact", "value": "email or phone"}  lead capture for an unanswered question
+  server -> {"type": "start", "turn": n}, {"type": "delta", "turn": n, "text": "..."},
+            {"type": "end", "turn": n, "decision": "...", "sources": [...], "message_id": id}
+  server -> {"type": "error", "code": "rate_limited|too_long|empty|unavailable|bad_request", "message": "..."}
+
+The key resolves the business with a public-schema lookup; every database call after that runs inside
+the business's schema via call_in_schema (docs/architecture.md: the tenant rule for consumers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import connection
+from django.utils import timezone
+
+from apps.chat import limits
+from apps.chat.origins import origin_allowed
+from apps.tenants.context import call_in_schema
+
+logger = logging.getLogger(__name__)
+_VISITOR = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+
+
+def _business_for_key(key: str) -> tuple[str, str] | None:
+    from apps.tenants.models import Business
+
+    connection.set_schema_to_public()
+    business = (
+        Business.objects.filter(public_key=key, is_active=True).values_list("schema_name", "name").first()
+    )
+    return (business[0], business[1]) if business else None
+
+
+def _open(visitor_id: str, origin: str) -> dict[str, Any]:
+    from apps.chat.services import (
+        business_identity,
+        conversation_open,
+        conversation_transcript,
+        widget_settings,
+    )
+
+    widget = widget_settings()
+    if not origin_allowed(origin, list(widget.allowed_origins or [])):
+        return {"refused": True}
+    conversation = conversation_open(visitor_id=visitor_id, origin=origin)
+    return {
+        "business": business_identity(),
+        "conversation": {"id": conversation.pk, "messages": conversation_transcript(conversation)},
+    }
+
+
+def _speculate(conversation_id: int, text: str) -> Any:
+    from apps.chat.models import Conversation
+    from apps.chat.services import _history
+    from apps.retrieval.search import retrieve
+
+    conversation = Conversation.objects.get(pk=conversation_id)
+    return retrieve(text, on=timezone.localdate(), history=[t for _, t in _history(conversation)])
+
+
+async def iterate_in_thread(make: Callable[[], Iterator[str]]) -> AsyncIterator[str]:
+    """Consume a synchronous iterator (an answerer's stream) on a worker thread, chunk by chunk."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[object] = asyncio.Queue()
+    done = object()
+
+    def work() -> None:
+        try:
+            for chunk in make():
+                loop.call_soon_threadsafe(queue.put_nowait, chunk)
+        except Exception as exc:  # handed to the event loop and re-raised there
+            loop.call_soon_threadsafe(queue.put_nowait, exc)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, done)
+
+    future = loop.run_in_executor(None, work)
+    while True:
+        item = await queue.get()
+        if item is done:
+            break
+        if isinstance(item, Exception):
+            raise item
+        yield str(item)
+    await future
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    schema_name: str
+    public_key: str
+    conversation_id: int
+    visitor_id: str
+    turns: int = 0
+    speculative: Any = None
+
+    async def connect(self) -> None:
+        self.public_key = self.scope["url_route"]["kwargs"]["key"]
+        found = await database_sync_to_async(_business_for_key)(self.public_key)
+        if found is None:
+            await self.close(code=4404)
+            return
+        self.schema_name = found[0]
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        visitor = (query.get("visitor") or [""])[0]
+        self.visitor_id = visitor if _VISITOR.match(visitor) else f"anon-{id(self):x}"
+        headers = dict(self.scope.get("headers") or [])
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        opened = await call_in_schema(self.schema_name, _open, self.visitor_id, origin)
+        if opened.get("refused"):
+            await self.close(code=4403)
+            return
+        self.conversation_id = opened["conversation"]["id"]
+        await self.accept()
+        await self.send_json({"type": "hello", **opened})
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not isinstance(content, dict):
+            await self._error("bad_request", "Send JSON objects.")
+            return
+        kind = content.get("type")
+        try:
+            if kind == "message":
+                await self._message(str(content.get("text", "")))
+            elif kind == "draft":
+                await self._draft(str(content.get("text", "")))
+            elif kind == "contact":
+                await self._contact(str(content.get("value", "")))
+            else:
+                await self._error("bad_request", "Unknown message type.")
+        except limits.Refused as refused:
+            await self._error(refused.code, refused.message, retry_after=refused.retry_after)
+        except Exception:
+            logger.exception("chat turn failed for %s", self.schema_name)
+            await self._error("unavailable", "Sorry, something went wrong on our side. Please try again.")
+
+    async def _error(self, code: str, message: str, **extra: Any) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message, **extra})
+
+    def _client_ip(self) -> str:
+        client = self.scope.get("client") or ("", 0)
+        return str(client[0])
+
+    async def _message(self, raw: str) -> None:
+        from apps.chat.services import turn_begin, turn_finish, turn_stream
+
+        text = limits.check_message(raw)
+        limits.check_rates(public_key=self.public_key, visitor_id=self.visitor_id, ip=self._client_ip())
+        self.turns += 1
+        turn_no = self.turns
+        precomputed, self.speculative = self.speculative, None
+        turn = await call_in_schema(
+            self.schema_name,
+            turn_begin,
+            conversation_id=self.conversation_id,
+            text=text,
+            precomputed=precomputed,
+        )
+        await self.send_json({"type": "start", "turn": turn_no})
+        parts: list[str] = []
+        async for chunk in iterate_in_thread(lambda: turn_stream(turn)):
+            parts.append(chunk)
+            await self.send_json({"type": "delta", "turn": turn_no, "text": chunk})
+        message = await call_in_schema(self.schema_name, turn_finish, turn, "".join(parts))
+        await self.send_json(
+            {
+                "type": "end",
+                "turn": turn_no,
+                "decision": turn.decision,
+                "message_id": message.pk,
+                "sources": message.sources,
+                "ask_contact": turn.decision == "unknown",
+            }
+        )
+
+    async def _draft(self, raw: str) -> None:
+        text = (raw or "").strip()
+        if len(text) < 4 or len(text) > limits.MAX_MESSAGE_CHARS:
+            return
+        self.speculative = await call_in_schema(self.schema_name, _speculate, self.conversation_id, text)
+
+    async def _contact(self, value: str) -> None:
+        from apps.gaps.services import gap_contact_leave
+
+        count = await call_in_schema(
+            self.schema_name, gap_contact_leave, conversation_id=self.conversation_id, contact=value
+        )
+        await self.send_json({"type": "contact_saved", "questions": count})

@@ -1,0 +1,83 @@
+"""Conversations (tenant schema): every turn is kept with what was retrieved and why."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class WidgetSettings(models.Model):
+    """One row per business: how the widget looks and where it may be embedded."""
+
+    display_name = models.CharField(max_length=120, blank=True, help_text="Defaults to the business name")
+    primary_color = models.CharField(max_length=7, default="#2255aa")
+    greeting = models.CharField(max_length=300, default="Hi! Ask me anything about us.")
+    allowed_origins = models.JSONField(
+        default=list, blank=True, help_text="Sites that may embed the widget, e.g. https://sunny.example"
+    )
+    lead_capture_text = models.CharField(
+        max_length=400,
+        default="Leave your email or phone number and we'll tell you the answer. We use it only for this.",
+    )
+    show_sources = models.BooleanField(default=True)
+    daily_model_budget = models.PositiveIntegerField(default=500, help_text="Language-model calls per day")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Widget of {self.display_name or 'the business'}"
+
+
+class Channel(models.TextChoices):
+    WIDGET = "widget", "Website widget"
+    API = "api", "HTTP API"
+    DRAFT = "draft", "Owner draft"
+
+
+class Conversation(models.Model):
+    visitor_id = models.CharField(max_length=64, db_index=True)
+    channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.WIDGET)
+    origin = models.CharField(max_length=300, blank=True)
+    contact = models.CharField(max_length=200, blank=True, help_text="Email or phone left by the visitor")
+    contact_consent_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    last_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-last_at"]
+
+    def __str__(self) -> str:
+        return f"Conversation {self.pk} ({self.visitor_id[:8]})"
+
+
+class Role(models.TextChoices):
+    VISITOR = "visitor", "Visitor"
+    ASSISTANT = "assistant", "Assistant"
+    OWNER = "owner", "Owner (follow-up)"
+
+
+class Decision(models.TextChoices):
+    ANSWER = "answer", "Answered from the knowledge"
+    UNKNOWN = "unknown", "Not in the knowledge: passed to the owner"
+    GATE = "gate", "Small talk (no retrieval)"
+    REFUSED = "refused", "Refused (limit or error)"
+
+
+class Message(models.Model):
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
+    answerer = models.CharField(max_length=20, blank=True)
+    top_similarity = models.FloatField(null=True, blank=True)
+    retrieval_log = models.JSONField(default=dict, blank=True)
+    sources = models.JSONField(default=list, blank=True, help_text="Source labels shown under the answer")
+    fact_ids = models.JSONField(default=list, blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    tokens = models.JSONField(default=dict, blank=True)
+    speculative_hit = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"

@@ -1,0 +1,283 @@
+"""The answer path: one service used by the websocket, the HTTP API and owner drafts.
+
+1. a cheap gate: small talk gets a friendly reply without retrieval or a model call;
+2. retrieval with the conversation's recent turns;
+3. confidence decides: answer, or say plainly that the business has not provided that and that the
+   question was passed to them (a gap ticket); never a guess;
+4. the answerer reads the knowledge rendered for today (between nonce delimiters, as data);
+5. the output is sanitised before it reaches a page;
+6. everything is stored: messages, the retrieval log, the answerer, timings.
+
+All functions here are synchronous ORM code for the current business's schema. Async callers (the
+consumer) must run them through ``apps.tenants.context.call_in_schema``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from apps.chat.answering.base import Answerer, get_answerer, unknown_reply
+from apps.chat.answering.gate import gate
+from apps.chat.answering.sanitize import sanitize
+from django.db import connection, transaction
+from django.utils import timezone
+
+from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
+from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
+from apps.gaps.services import gap_record
+from apps.retrieval.search import RetrievalResult, retrieve
+
+HISTORY_TURNS = 4
+CONVERSATION_IDLE_HOURS = 24
+
+
+def widget_settings() -> WidgetSettings:
+    settings_row = WidgetSettings.objects.first()
+    if settings_row is None:
+        settings_row = WidgetSettings.objects.create()
+    return settings_row
+
+
+def business_identity() -> dict[str, Any]:
+    """What the widget shows: name, colours, greeting, white-label (from the reseller)."""
+    from apps.tenants.models import Business
+
+    business = Business.objects.select_related("reseller").get(schema_name=connection.schema_name)
+    widget = widget_settings()
+    return {
+        "name": widget.display_name or business.name,
+        "color": widget.primary_color,
+        "greeting": widget.greeting,
+        "lead_capture_text": widget.lead_capture_text,
+        "show_sources": widget.show_sources,
+        "powered_by": business.reseller.show_powered_by,
+        "product_name": business.reseller.product_name,
+        "allowed_hosts": sorted(_allowed_hosts(widget)),
+    }
+
+
+def _allowed_hosts(widget: WidgetSettings) -> set[str]:
+    from urllib.parse import urlparse
+
+    hosts = set()
+    for origin in widget.allowed_origins or []:
+        host = urlparse(origin).hostname
+        if host:
+            hosts.add(host.lstrip("*."))
+    return hosts
+
+
+@transaction.atomic
+def conversation_open(
+    *, visitor_id: str, channel: str = Channel.WIDGET, origin: str = "", conversation_id: int | None = None
+) -> Conversation:
+    """The visitor's current conversation (kept across page loads), or a new one."""
+    visitor_id = (visitor_id or "anonymous")[:64]
+    qs = Conversation.objects.filter(visitor_id=visitor_id, channel=channel)
+    if conversation_id:
+        found = qs.filter(pk=conversation_id).first()
+        if found:
+            return found
+    cutoff = timezone.now() - timezone.timedelta(hours=CONVERSATION_IDLE_HOURS)
+    recent = qs.filter(last_at__gte=cutoff).order_by("-last_at").first()
+    return recent or Conversation.objects.create(visitor_id=visitor_id, channel=channel, origin=origin[:300])
+
+
+def conversation_transcript(conversation: Conversation, limit: int = 50) -> list[dict[str, Any]]:
+    messages = list(conversation.messages.order_by("-created_at", "-id")[:limit])
+    return [
+        {"id": m.pk, "role": m.role, "text": m.text, "sources": m.sources, "decision": m.decision}
+        for m in reversed(messages)
+    ]
+
+
+@dataclass
+class Turn:
+    """Everything decided before the first token: what to say, or what the answerer reads."""
+
+    conversation_id: int
+    question: str
+    on: date
+    decision: str
+    fixed_reply: str | None
+    context: list[RenderedTopic]
+    history: list[tuple[str, str]]
+    retrieval: RetrievalResult | None
+    business_name: str
+    allowed_hosts: set[str]
+    answerer_name: str = ""
+    speculative_hit: bool = False
+    gap_ticket_id: int | None = None
+    started: float = field(default_factory=time.perf_counter)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> list[str]:
+        labels: list[str] = []
+        for topic in self.context:
+            for ref in topic.sources:
+                if ref.label not in labels:
+                    labels.append(ref.label)
+        return labels[:3]
+
+
+def _history(conversation: Conversation) -> list[tuple[str, str]]:
+    recent = list(conversation.messages.order_by("-created_at", "-id")[: HISTORY_TURNS * 2])
+    return [(m.role, m.text) for m in reversed(recent)]
+
+
+@transaction.atomic
+def turn_begin(
+    *,
+    conversation_id: int,
+    text: str,
+    on: date | None = None,
+    precomputed: RetrievalResult | None = None,
+    query_vector: Any | None = None,
+    answerer: Answerer | None = None,
+) -> Turn:
+    """Store the visitor's message and decide how to answer it (gate, retrieval, confidence)."""
+    started = time.perf_counter()
+    conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
+    on = on or timezone.localdate()
+    history = _history(conversation)
+    visitor_message = Message.objects.create(conversation=conversation, role=Role.VISITOR, text=text)
+    conversation.last_at = timezone.now()
+    conversation.save(update_fields=["last_at"])
+    identity = business_identity()
+    base = {
+        "conversation_id": conversation.pk,
+        "question": text,
+        "on": on,
+        "history": history,
+        "business_name": identity["name"],
+        "allowed_hosts": set(identity["allowed_hosts"]),
+        "started": started,
+    }
+
+    small_talk = gate(text)
+    if small_talk is not None:
+        return Turn(decision=Decision.GATE, fixed_reply=small_talk, context=[], retrieval=None, **base)
+
+    speculative_hit = precomputed is not None and precomputed.message == text and precomputed.on == on
+    result = (
+        precomputed
+        if speculative_hit
+        else retrieve(
+            text, on=on, history=[t for _, t in history], audience=AUDIENCE_VISITOR, query_vector=query_vector
+        )
+    )
+    assert result is not None
+    turn = Turn(
+        decision=Decision.ANSWER,
+        fixed_reply=None,
+        context=result.context,
+        retrieval=result,
+        speculative_hit=speculative_hit,
+        **base,
+    )
+    turn.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    decisions = result.decisions
+    if decisions.get("record_gap") or decisions.get("ask_owner") or not result.context:
+        recorded = gap_record(
+            question=text,
+            top_similarity=result.top_similarity,
+            retrieval_log=result.log,
+            conversation_id=conversation.pk,
+            message_id=visitor_message.pk,
+            visitor_id=conversation.visitor_id,
+        )
+        turn.gap_ticket_id = recorded.ticket.pk if recorded.ticket else None
+    if decisions.get("ask_owner") or not result.context:
+        turn.decision = Decision.UNKNOWN
+        turn.fixed_reply = unknown_reply(identity["name"])
+        turn.context = []
+    return turn
+
+
+def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
+    """The answer's text, sanitised, in chunks as the answerer produces them."""
+    if turn.fixed_reply is not None:
+        yield sanitize(turn.fixed_reply, allowed_hosts=turn.allowed_hosts)
+        return
+    answerer = answerer or get_answerer()
+    turn.answerer_name = answerer.name
+    pending = ""
+    first = True
+    for chunk in answerer.stream(
+        question=turn.question,
+        history=turn.history,
+        context=turn.context,
+        business_name=turn.business_name,
+        on=turn.on,
+    ):
+        if first:
+            turn.timings["first_token_ms"] = round((time.perf_counter() - turn.started) * 1000, 2)
+            first = False
+        pending += chunk
+        safe, pending = _split_safe(pending)
+        if safe:
+            yield sanitize(safe, allowed_hosts=turn.allowed_hosts)
+    if pending:
+        yield sanitize(pending, allowed_hosts=turn.allowed_hosts)
+
+
+def _split_safe(text: str) -> tuple[str, str]:
+    """Cut streamed text where no link, image or tag is half-written, so each part sanitises alone."""
+    cut = len(text)
+    for opener in ("<", "[", "!["):
+        index = text.rfind(opener)
+        if index != -1 and (
+            (opener == "<" and ">" not in text[index:]) or (opener != "<" and ")" not in text[index:])
+        ):
+            cut = min(cut, index)
+    for scheme in ("http", "www.", "javascript", "data:"):
+        index = text.lower().rfind(scheme)
+        if index != -1 and not any(ch.isspace() for ch in text[index:]):
+            cut = min(cut, index)
+    space = text.rfind(" ", 0, cut)
+    if cut == len(text) and space != -1:
+        cut = space + 1
+    return text[:cut], text[cut:]
+
+
+@transaction.atomic
+def turn_finish(turn: Turn, text: str) -> Message:
+    """Store the assistant's message with the retrieval log, decision, answerer and timings."""
+    turn.timings["total_ms"] = round((time.perf_counter() - turn.started) * 1000, 2)
+    turn.timings.setdefault("first_token_ms", turn.timings["total_ms"])
+    conversation = Conversation.objects.get(pk=turn.conversation_id)
+    result = turn.retrieval
+    message = Message.objects.create(
+        conversation=conversation,
+        role=Role.ASSISTANT,
+        text=text,
+        decision=turn.decision,
+        answerer=turn.answerer_name or ("gate" if turn.decision == Decision.GATE else "fixed"),
+        top_similarity=result.top_similarity if result else None,
+        retrieval_log=result.log if result else {},
+        sources=turn.sources if turn.decision == Decision.ANSWER else [],
+        fact_ids=[f.id for t in turn.context for f in t.facts],
+        timings=turn.timings,
+        tokens={
+            "question_chars": len(turn.question),
+            "context_chars": sum(len(t.text) for t in turn.context),
+        },
+        speculative_hit=turn.speculative_hit,
+    )
+    conversation.last_at = timezone.now()
+    conversation.save(update_fields=["last_at"])
+    return message
+
+
+def answer_once(
+    *, conversation_id: int, text: str, on: date | None = None, answerer: Answerer | None = None
+) -> tuple[Turn, Message]:
+    """A whole turn without streaming (scenario, tests, JSON API)."""
+    turn = turn_begin(conversation_id=conversation_id, text=text, on=on)
+    reply = "".join(turn_stream(turn, answerer))
+    return turn, turn_finish(turn, reply)

@@ -12,7 +12,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from django.db import connection
 from django.http import StreamingHttpResponse
 from django_tenants.utils import schema_context
 from drf_spectacular.types import OpenApiTypes
@@ -28,11 +27,12 @@ from apps.chat.consumers import iterate_in_thread
 from apps.chat.models import Channel
 from apps.chat.origins import origin_allowed
 from apps.tenants.context import call_in_schema
+from apps.tenants.db import use_public_schema
 from apps.tenants.models import Business
 
 
 def _business(key: str) -> Business | None:
-    connection.set_schema_to_public()
+    use_public_schema()
     return Business.objects.filter(public_key=key, is_active=True).first()
 
 

@@ -24,12 +24,12 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.db import connection
 from django.utils import timezone
 
 from apps.chat import limits
 from apps.chat.origins import origin_allowed
 from apps.tenants.context import call_in_schema
+from apps.tenants.db import use_public_schema
 
 logger = logging.getLogger(__name__)
 _VISITOR = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -38,11 +38,22 @@ _VISITOR = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 def _business_for_key(key: str) -> tuple[str, str] | None:
     from apps.tenants.models import Business
 
-    connection.set_schema_to_public()
+    use_public_schema()
     business = (
         Business.objects.filter(public_key=key, is_active=True).values_list("schema_name", "name").first()
     )
     return (business[0], business[1]) if business else None
+
+
+def portal_origins() -> list[str]:
+    """The product's own pages may always connect: the owner's live preview uses the real widget."""
+    from urllib.parse import urlsplit
+
+    from django.conf import settings
+
+    site = urlsplit(settings.SITE_URL)
+    port = f":{site.port}" if site.port else ""
+    return [settings.SITE_URL, f"{site.scheme}://*.{settings.BASE_DOMAIN}{port}"]
 
 
 def _open(visitor_id: str, origin: str) -> dict[str, Any]:
@@ -54,7 +65,7 @@ def _open(visitor_id: str, origin: str) -> dict[str, Any]:
     )
 
     widget = widget_settings()
-    if not origin_allowed(origin, list(widget.allowed_origins or [])):
+    if not origin_allowed(origin, [*(widget.allowed_origins or []), *portal_origins()]):
         return {"refused": True}
     conversation = conversation_open(visitor_id=visitor_id, origin=origin)
     return {

@@ -17,19 +17,20 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from apps.chat.answering.base import Answerer, get_answerer, unknown_reply
 from apps.chat.answering.gate import gate
 from apps.chat.answering.sanitize import sanitize
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
 from apps.retrieval.search import RetrievalResult, retrieve
+from apps.tenants.db import current_schema
 
 HISTORY_TURNS = 4
 CONVERSATION_IDLE_HOURS = 24
@@ -46,7 +47,7 @@ def business_identity() -> dict[str, Any]:
     """What the widget shows: name, colours, greeting, white-label (from the reseller)."""
     from apps.tenants.models import Business
 
-    business = Business.objects.select_related("reseller").get(schema_name=connection.schema_name)
+    business = Business.objects.select_related("reseller").get(schema_name=current_schema())
     widget = widget_settings()
     return {
         "name": widget.display_name or business.name,
@@ -82,7 +83,7 @@ def conversation_open(
         found = qs.filter(pk=conversation_id).first()
         if found:
             return found
-    cutoff = timezone.now() - timezone.timedelta(hours=CONVERSATION_IDLE_HOURS)
+    cutoff = timezone.now() - timedelta(hours=CONVERSATION_IDLE_HOURS)
     recent = qs.filter(last_at__gte=cutoff).order_by("-last_at").first()
     return recent or Conversation.objects.create(visitor_id=visitor_id, channel=channel, origin=origin[:300])
 

@@ -26,6 +26,7 @@ from apps.facts.models import (
     Topic,
     Visibility,
 )
+from apps.tenants.db import current_schema
 
 AUDIENCE_VISITOR = "visitor"
 AUDIENCE_STAFF = "staff"
@@ -103,7 +104,7 @@ def _business_display_name() -> str:
     name = getattr(tenant, "name", None)
     if name:
         return str(name)
-    business = Business.objects.filter(schema_name=connection.schema_name).only("name").first()
+    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
     return business.name if business else "The business"
 
 
@@ -146,8 +147,15 @@ def knowledge_render(
 ) -> list[RenderedTopic]:
     """The business's knowledge as one document per topic, for the date ``on`` (optionally only some
     topics, or only some facts: retrieval hands the answerer just the facts of the pieces it kept)."""
-    facts_qs = facts_live_on(on, audience=audience).select_related("topic").prefetch_related(
-        Prefetch("evidence", queryset=Evidence.objects.filter(withdrawn_at__isnull=True).select_related("source"))
+    facts_qs = (
+        facts_live_on(on, audience=audience)
+        .select_related("topic")
+        .prefetch_related(
+            Prefetch(
+                "evidence",
+                queryset=Evidence.objects.filter(withdrawn_at__isnull=True).select_related("source"),
+            )
+        )
     )
     if topic_ids is not None:
         facts_qs = facts_qs.filter(topic_id__in=list(topic_ids))
@@ -166,7 +174,11 @@ def knowledge_render(
             # Only the wanted facts, plus any temporary fact in force that overrides one of them: a
             # permanent fact must never be presented as current while its override applies.
             aspects = {f.aspect for f, _, _ in lines if f.pk in wanted}
-            lines = [(f, st, ln) for f, st, ln in lines if f.pk in wanted or (st == "temporary" and f.aspect in aspects)]
+            lines = [
+                (f, st, ln)
+                for f, st, ln in lines
+                if f.pk in wanted or (st == "temporary" and f.aspect in aspects)
+            ]
         if not lines:
             continue
         header = (
@@ -181,12 +193,21 @@ def knowledge_render(
                 for e in fact.evidence.all()
             )
             rendered_facts.append(
-                RenderedFact(id=fact.pk, statement=fact.statement, state=state, learned_at=fact.learned_at,
-                             valid_from=fact.valid_from, valid_to=fact.valid_to, sources=refs, line=line)
+                RenderedFact(
+                    id=fact.pk,
+                    statement=fact.statement,
+                    state=state,
+                    learned_at=fact.learned_at,
+                    valid_from=fact.valid_from,
+                    valid_to=fact.valid_to,
+                    sources=refs,
+                    line=line,
+                )
             )
         text = header + "\n" + "\n".join(f"- {rf.line}" for rf in rendered_facts)
-        rendered.append(RenderedTopic(topic_id=topic_id, name=topic.name, on=on, text=text,
-                                      facts=tuple(rendered_facts)))
+        rendered.append(
+            RenderedTopic(topic_id=topic_id, name=topic.name, on=on, text=text, facts=tuple(rendered_facts))
+        )
     rendered.sort(key=lambda t: t.name.lower())
     return rendered
 
@@ -210,7 +231,9 @@ def topics_with_counts() -> QuerySet[Topic]:
 def topic_history(topic: Topic) -> list[FactEvent]:
     """What changed on a topic, when and why, newest first."""
     return list(
-        FactEvent.objects.filter(fact__topic=topic).select_related("fact", "related", "version__source").order_by("-at", "-id")
+        FactEvent.objects.filter(fact__topic=topic)
+        .select_related("fact", "related", "version__source")
+        .order_by("-at", "-id")
     )
 
 

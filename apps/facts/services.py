@@ -53,9 +53,9 @@ from apps.facts.models import (
     Visibility,
 )
 from apps.facts.signals import announce_topics_changed
+from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
-
 
 
 class KnowledgeInputError(ValueError):
@@ -109,7 +109,7 @@ def _business_name() -> str:
     name = getattr(tenant, "name", None)
     if name:
         return str(name)
-    business = Business.objects.filter(schema_name=connection.schema_name).only("name").first()
+    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
     return business.name if business else "The business"
 
 

@@ -6,8 +6,9 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
-from django.db import connection
 from django.dispatch import Signal
+
+from apps.tenants.db import current_schema
 
 # Sent inside the transaction that changed the topics, so that derived data (the retrieval index)
 # commits or rolls back together with the facts it was derived from.
@@ -25,7 +26,7 @@ def announce_topics_changed(topic_ids: Iterable[int]) -> None:
     if batch is not None:
         batch.update(ids)
         return
-    topics_changed.send(sender="facts", schema_name=connection.schema_name, topic_ids=ids)
+    topics_changed.send(sender="facts", schema_name=current_schema(), topic_ids=ids)
 
 
 @contextlib.contextmanager
@@ -43,6 +44,4 @@ def topics_batched() -> Iterator[set[int]]:
     finally:
         _batch.reset(token)
         if pending:
-            topics_changed.send(
-                sender="facts", schema_name=connection.schema_name, topic_ids=frozenset(pending)
-            )
+            topics_changed.send(sender="facts", schema_name=current_schema(), topic_ids=frozenset(pending))

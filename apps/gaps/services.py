@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import connection, transaction
+from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 from pgvector.django import CosineDistance
@@ -22,6 +22,7 @@ from pgvector.django import CosineDistance
 from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval import embedding
+from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ def _nearest(vector: Any, status: str) -> tuple[GapTicket | None, float]:
     )
     if ticket is None:
         return None, 0.0
-    return ticket, 1.0 - float(ticket.distance)  # type: ignore[attr-defined]
+    return ticket, 1.0 - float(ticket.distance)
 
 
 @transaction.atomic
@@ -130,7 +131,7 @@ def gap_answer(*, ticket: GapTicket, answer: str, actor: str = "") -> GapTicket:
     ticket.answered_by = actor
     ticket.fact_ids = fact_ids
     ticket.save()
-    schema_name = connection.schema_name
+    schema_name = current_schema()
     transaction.on_commit(lambda: _notify_visitors(schema_name, ticket.pk))
     gap_answered.send(
         sender="gaps", schema_name=schema_name, ticket_id=ticket.pk, answer=ticket.answer, fact_ids=fact_ids
@@ -171,7 +172,7 @@ def _notify_visitors(schema_name: str, ticket_id: int) -> int:
 def _business_name() -> str:
     from apps.tenants.models import Business
 
-    business = Business.objects.filter(schema_name=connection.schema_name).only("name").first()
+    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
     return business.name if business else "The business"
 
 
@@ -192,7 +193,7 @@ def gap_digest_send(*, since: datetime | None = None) -> int:
     from apps.facts.selectors import disagreements_open
     from apps.tenants.models import Business
 
-    business = Business.objects.filter(schema_name=connection.schema_name).first()
+    business = Business.objects.filter(schema_name=current_schema()).first()
     if business is None:
         return 0
     new = list(GapTicket.objects.filter(status=GapStatus.OPEN, digested_at__isnull=True)[:20])

@@ -3,26 +3,43 @@
 from __future__ import annotations
 
 import secrets
+from datetime import date
 
-from django.db import connection
 from django_tenants.utils import tenant_context
 
+from apps.chat.models import Channel
+from apps.chat.services import answer_once, conversation_open
 from apps.facts.scenario import (
     Column,
     Scenario,
+    ScenarioQuestion,
     ScenarioReport,
     knowledge_column,
     scenario_ask,
     scenario_play_events,
 )
+from apps.retrieval.search import retrieve
+from apps.tenants.db import use_public_schema
 from apps.tenants.models import Reseller
 from apps.tenants.services import business_create, business_delete
 
 SYSTEM_RESELLER = "xorventa-system"
 
 
+def context_column(question: ScenarioQuestion, on: date) -> str:
+    """What the answerer actually receives for the question, after retrieval."""
+    return retrieve(question.ask, on=on).context_text()
+
+
+def answer_column(question: ScenarioQuestion, on: date) -> str:
+    """The answer a visitor gets, through the same service as the widget (a fresh conversation)."""
+    conversation = conversation_open(visitor_id=f"scenario-{secrets.token_hex(6)}", channel=Channel.API)
+    _turn, message = answer_once(conversation_id=conversation.pk, text=question.ask, on=on)
+    return message.text
+
+
 def scenario_columns() -> dict[str, Column]:
-    return {"knowledge": knowledge_column}
+    return {"knowledge": knowledge_column, "context": context_column, "answer": answer_column}
 
 
 def scenario_run(scenario: Scenario, *, keep: bool = False) -> ScenarioReport:
@@ -36,6 +53,6 @@ def scenario_run(scenario: Scenario, *, keep: bool = False) -> ScenarioReport:
             scenario_play_events(scenario)
             return scenario_ask(scenario, scenario_columns())
     finally:
-        connection.set_schema_to_public()
+        use_public_schema()
         if not keep:
             business_delete(business=business)

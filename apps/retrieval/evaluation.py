@@ -22,7 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django_tenants.utils import tenant_context
 
 from apps.facts.models import Evidence, Source
@@ -30,6 +30,7 @@ from apps.facts.services import owner_answer_record, source_retire
 from apps.facts.signals import topics_batched
 from apps.retrieval.search import RetrievalOptions, retrieve
 from apps.retrieval.stats import auc, flag_rates, mcnemar_exact, percentiles, wilson_interval
+from apps.tenants.db import use_public_schema
 from apps.tenants.models import Reseller
 from apps.tenants.services import business_create, business_delete
 
@@ -181,7 +182,7 @@ def evaluate(
                             outcome.unanswerable_top = _ask_without_gold(q, options)
                         outcomes[config_name][q.index] = outcome
         finally:
-            connection.set_schema_to_public()
+            use_public_schema()
             business_delete(business=business)
         if progress:
             progress(f"[{n}/{len(by_entity)}] {domain} {name}: {len(questions)} questions")
@@ -189,7 +190,7 @@ def evaluate(
     return {name: [outcomes[name][i] for i in order] for name in configs}
 
 
-def _rate(k: int, n: int) -> dict[str, float]:
+def _rate(k: int, n: int) -> dict[str, Any]:
     lo, hi = wilson_interval(k, n)
     return {"value": round(k / n, 3) if n else 0.0, "ci95": [round(lo, 3), round(hi, 3)], "k": k, "n": n}
 

@@ -94,8 +94,15 @@ def topic_drafts(topic: Topic, *, today: date | None = None) -> list[PieceDraft]
         audiences.append((Audience.STAFF, facts))
     for audience, chosen in audiences:
         lines: list[tuple[Fact, str]] = []
+        asked: set[str] = set()
         for fact in chosen:
             line = _fact_line(fact)
+            # An owner's answer is indexed with the question it answers: visitors ask questions, and a
+            # question matches a question better than it matches the answer's wording. The answerer
+            # never sees this line; it reads the facts rendered for the date.
+            if fact.question and fact.question not in asked:
+                asked.add(fact.question)
+                line = f"{fact.question}\n{line}"
             if len(line) > PIECE_SIZE:  # one long statement (a pasted paragraph): cut it at sentences
                 lines.extend(
                     (fact, p.text) for p in chunk_document(topic.name, line, PIECE_SIZE, PIECE_OVERLAP)

@@ -35,6 +35,7 @@ from apps.retrieval.kinds import kind_of_fact
 from apps.retrieval.models import Audience, Piece
 from apps.retrieval.repair import Vocabulary
 from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
+from apps.tenants.db import current_schema
 
 _IDENTIFIER = re.compile(
     r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"  # SKU-123, A4, x200
@@ -124,7 +125,7 @@ def _vector_search(
         .order_by("distance")
         .only("id", "topic_id", "title", "text", "fact_ids")[:limit]
     )
-    return [(p, 1.0 - float(p.distance)) for p in rows]  # type: ignore[attr-defined]
+    return [(p, 1.0 - float(p.distance)) for p in rows]
 
 
 def _keyword_search(
@@ -172,7 +173,7 @@ def _vocabulary(generation: int) -> Vocabulary:
         Piece.objects.filter(generation=generation).order_by("-id").values_list("id", flat=True).first() or 0
     )
     count = Piece.objects.filter(generation=generation).count()
-    key = (connection.schema_name, generation, marker, count)
+    key = (current_schema(), generation, marker, count)
     vocab = _vocabularies.get(key)
     if vocab is None:
         texts = Piece.objects.filter(generation=generation).values_list("title", "text")

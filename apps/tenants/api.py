@@ -44,12 +44,16 @@ class BusinessListCreateApi(APIView):
         name = serializers.CharField(max_length=120)
         slug = serializers.CharField(max_length=42)
         owner_email = serializers.EmailField(required=False)
-        reseller = serializers.CharField(required=False, help_text="Reseller slug, when you administer several.")
+        reseller = serializers.CharField(
+            required=False, help_text="Reseller slug, when you administer several."
+        )
 
     def get_queryset(self) -> QuerySet[Business]:
         from apps.accounts.access import resellers_administered
 
-        return Business.objects.filter(reseller__in=resellers_administered(self.request.user)).order_by("name")
+        return Business.objects.filter(reseller__in=resellers_administered(self.request.user)).order_by(
+            "name"
+        )
 
     def get(self, request: Request) -> Response:
         return Response(BusinessOutput(self.get_queryset(), many=True).data)

@@ -11,15 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.db import connection
 
+from apps.tenants.db import use_public_schema
 from apps.tenants.routing import UnknownTenant, resolve
 
 Scope = dict[str, Any]
 
 
 def _lookup(host: str, path: str) -> tuple[str | None, int | None, str | None]:
-    connection.set_schema_to_public()
+    use_public_schema()
     route = resolve(host, path)
     if route.business is None:
         return None, None, None

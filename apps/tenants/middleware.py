@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
-from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
 from django.urls import set_urlconf
 from django_tenants.urlresolvers import get_subfolder_urlconf
 
+from apps.tenants.db import use_public_schema, use_tenant
 from apps.tenants.models import Business
 from apps.tenants.routing import UnknownTenant, resolve
 
@@ -22,7 +22,7 @@ _path_urlconfs: dict[str, object] = {}
 def _path_urlconf(business: Business, slug: str) -> object:
     urlconf = _path_urlconfs.get(slug)
     if urlconf is None:
-        business.domain_subfolder = slug  # type: ignore[attr-defined]
+        business.domain_subfolder = slug
         urlconf = _path_urlconfs.setdefault(slug, get_subfolder_urlconf(business))
     return urlconf
 
@@ -34,26 +34,26 @@ class TenantRoutingMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        connection.set_schema_to_public()
+        use_public_schema()
         try:
             route = resolve(request.get_host(), request.path)
         except (UnknownTenant, DisallowedHost):
             return HttpResponseNotFound("Not found.", content_type="text/plain")
-        request.tenant_prefix = ""  # type: ignore[attr-defined]
+        request.tenant_prefix = ""
         if route.business is None:
             request.tenant = None  # type: ignore[attr-defined]
             request.urlconf = settings.PUBLIC_SCHEMA_URLCONF  # type: ignore[attr-defined]
         else:
             business = route.business
             request.tenant = business  # type: ignore[attr-defined]
-            connection.set_tenant(business)
+            use_tenant(business)
             if route.path_slug:
-                request.urlconf = _path_urlconf(business, route.path_slug)  # type: ignore[attr-defined]
-                request.tenant_prefix = f"/{settings.TENANT_SUBFOLDER_PREFIX}/{route.path_slug}"  # type: ignore[attr-defined]
+                request.urlconf = _path_urlconf(business, route.path_slug)  # type: ignore[assignment]
+                request.tenant_prefix = f"/{settings.TENANT_SUBFOLDER_PREFIX}/{route.path_slug}"
             else:
                 request.urlconf = settings.ROOT_URLCONF  # type: ignore[attr-defined]
-        set_urlconf(request.urlconf)  # type: ignore[attr-defined]
+        set_urlconf(request.urlconf)
         try:
             return self.get_response(request)
         finally:
-            connection.set_schema_to_public()
+            use_public_schema()

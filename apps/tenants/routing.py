@@ -48,7 +48,11 @@ def resolve(host: str, path: str) -> Route:
     hostname = normalise_host(host)
     if hostname in settings.PUBLIC_HOSTS:
         return Route(business=None, path_slug=None)
-    domain = Domain.objects.filter(domain=hostname, tenant__is_active=True).select_related("tenant__reseller").first()
+    domain = (
+        Domain.objects.filter(domain=hostname, tenant__is_active=True)
+        .select_related("tenant__reseller")
+        .first()
+    )
     if domain is None:
         raise UnknownTenant(hostname)
     return Route(business=domain.tenant, path_slug=None)

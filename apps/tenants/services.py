@@ -45,11 +45,14 @@ def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: st
         raise ValidationError({"slug": exc.messages}) from None
     if slug in RESERVED_SLUGS:
         raise ValidationError({"slug": f"'{slug}' is reserved."})
-    if Business.objects.filter(slug=slug).exists() or Business.objects.filter(schema_name=slug.replace("-", "_")).exists():
+    if (
+        Business.objects.filter(slug=slug).exists()
+        or Business.objects.filter(schema_name=slug.replace("-", "_")).exists()
+    ):
         raise ValidationError({"slug": f"A business with the address '{slug}' already exists."})
     started = time.perf_counter()
     business = Business(reseller=reseller, name=name, slug=slug, schema_name=slug.replace("-", "_"))
-    business.save()  # creates the schema and runs tenant migrations
+    business.save(verbosity=0)  # creates the schema and runs tenant migrations
     with transaction.atomic():
         Domain.objects.create(domain=business_host(slug), tenant=business, is_primary=True)
         if owner_email:

@@ -21,11 +21,20 @@ def run_for_business(schema_name: str, func_path: str, *args: Any, **kwargs: Any
         return func(*args, **kwargs)
 
 
-def enqueue_for_business(schema_name: str, func_path: str, *args: Any, task_name: str | None = None, **kwargs: Any) -> None:
+def enqueue_for_business(
+    schema_name: str, func_path: str, *args: Any, task_name: str | None = None, **kwargs: Any
+) -> None:
     from django_q.tasks import async_task
 
     def _enqueue() -> None:
         q_options = {"task_name": task_name} if task_name else {}
-        async_task("apps.tenants.tasks.run_for_business", schema_name, func_path, *args, q_options=q_options, **kwargs)
+        async_task(
+            "apps.tenants.tasks.run_for_business",
+            schema_name,
+            func_path,
+            *args,
+            q_options=q_options,
+            **kwargs,
+        )
 
     transaction.on_commit(_enqueue)

@@ -19,11 +19,19 @@ class Command(BaseCommand):
     def handle(self, *args: object, **opts: str) -> None:
         reseller = Reseller.objects.filter(slug=opts["reseller"]).first()
         if reseller is None:
-            raise CommandError(f"No reseller '{opts['reseller']}'. Existing: {', '.join(Reseller.objects.values_list('slug', flat=True)) or 'none'}.")
+            raise CommandError(
+                f"No reseller '{opts['reseller']}'. Existing: {', '.join(Reseller.objects.values_list('slug', flat=True)) or 'none'}."
+            )
         started = time.perf_counter()
         try:
-            business = business_create(reseller=reseller, name=opts["name"], slug=opts["slug"], owner_email=opts.get("owner_email"))
+            business = business_create(
+                reseller=reseller, name=opts["name"], slug=opts["slug"], owner_email=opts.get("owner_email")
+            )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         ms = (time.perf_counter() - started) * 1000
-        self.stdout.write(self.style.SUCCESS(f"Created {business.name} in {ms:.0f} ms: http://{business_host(business.slug)}:8000/ and /t/{business.slug}/"))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Created {business.name} in {ms:.0f} ms: http://{business_host(business.slug)}:8000/ and /t/{business.slug}/"
+            )
+        )

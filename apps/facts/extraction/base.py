@@ -1,0 +1,156 @@
+"""Types and the interface shared by every fact extractor.
+
+An extractor turns one piece of source text (a part of a page, a document, an owner's answer) into
+candidate fact records. It never decides precedence: the facts app compares candidates with the live
+facts and applies the rules. Extractors must not infer: a day, price or policy the text does not state
+is unknown.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+# One extract() call handles at most this many characters. Callers split long sources with
+# apps.facts.extraction.parts.split_parts() first; a part is at most a few hundred characters, so only a
+# pasted blob without paragraph breaks can reach this. Larger input raises ExtractionError.
+MAX_EXTRACT_CHARS = 200_000
+
+
+class Candidate(BaseModel):
+    topic: str
+    aspect: str
+    statement: str
+    valid_from: date | None = None
+    valid_to: date | None = None
+    value: str | None = None
+    # Ids of live facts (from ExtractionContext.live_facts) that this record makes no longer true.
+    # Only the LLM extractor fills it; the rules engine decides on its own when it is empty.
+    replaces: list[str] = Field(default_factory=list)
+
+
+class ExtractionContext(BaseModel):
+    business_name: str
+    source_kind: str  # "website" | "document" | "owner_answer" | "profile"
+    learned_on: date
+    question: str | None = None
+    heading: str = ""
+    existing_topics: list[str] = Field(default_factory=list)
+    live_facts: list[dict[str, str]] = Field(default_factory=list)
+
+
+class ExtractionError(Exception):
+    """The input cannot be extracted (not text, too large) or a model returned malformed output."""
+
+
+class Extractor(Protocol):
+    name: str
+
+    def extract(self, text: str, context: ExtractionContext) -> list[Candidate]: ...
+
+
+def check_text(text: str, *, limit: int = MAX_EXTRACT_CHARS) -> str:
+    """Return ``text`` stripped, '' for empty input; raise ExtractionError for binary junk or oversize."""
+    if not isinstance(text, str):
+        raise ExtractionError(f"extractor input is not text (got {type(text).__name__})")
+    stripped = text.strip()
+    if not stripped:
+        return ""
+    if len(stripped) > limit:
+        raise ExtractionError(
+            f"input is too large to extract in one call: {len(stripped):,} characters "
+            f"(limit {limit:,}); split it into parts first"
+        )
+    sample = stripped[:20_000]
+    if "\x00" in sample:
+        raise ExtractionError("input is not text: it contains NUL bytes (binary data?)")
+    bad = 0
+    letters = 0
+    for ch in sample:
+        if ch.isalpha():
+            letters += 1
+            continue
+        if ch in "\n\r\t":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs", "Co", "Cn") or ch == "\ufffd":
+            bad += 1
+    if bad > max(2, len(sample) // 20) or (len(sample) >= 40 and letters < len(sample) // 10):
+        raise ExtractionError("input is not text: it is mostly control or non-printable characters")
+    return stripped
+
+
+def normalise_aspect(aspect: str) -> str:
+    return re.sub(r"\s+", " ", aspect).strip().lower()
+
+
+def singular(word: str) -> str:
+    """Crude English singular for topic matching ("loaves" -> "loaf", "cakes" -> "cake")."""
+    w = word.lower()
+    irregular = {"loaves": "loaf", "knives": "knife", "leaves": "leaf", "children": "child", "teeth": "tooth"}
+    if w in irregular:
+        return irregular[w]
+    if len(w) <= 3 or w.endswith(("ss", "us", "is", "ous")):
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ches", "shes", "xes", "sses", "zes")):
+        return w[:-2]
+    if w.endswith("s"):
+        return w[:-1]
+    return w
+
+
+def topic_key(topic: str) -> str:
+    words = re.findall(r"[\w'&+-]+", topic.lower())
+    return " ".join(singular(w) for w in words)
+
+
+def match_topic(name: str, existing: list[str]) -> str:
+    """Reuse an existing topic naming the same thing (case-insensitive, simple singular/plural)."""
+    key = topic_key(name)
+    if not key:
+        return name
+    for topic in existing:
+        if topic_key(topic) == key:
+            return topic
+    return name
+
+
+def get_extractor() -> Extractor:
+    """The configured extractor: settings.XORVENTA_EXTRACTOR = "builtin" | "llm" | "auto" (default).
+
+    "auto" uses the language-model extractor when a model is configured, else the built-in one.
+    """
+    choice = str(_setting("XORVENTA_EXTRACTOR", "auto") or "auto").lower()
+    if choice == "builtin":
+        from .builtin import BuiltinExtractor
+
+        return BuiltinExtractor()
+    if choice == "llm":
+        from .llm import LLMExtractor
+
+        return LLMExtractor()
+    from xorventa.llm import llm_configured
+
+    if llm_configured():
+        from .llm import LLMExtractor
+
+        return LLMExtractor()
+    from .builtin import BuiltinExtractor
+
+    return BuiltinExtractor()
+
+
+def _setting(name: str, default: Any) -> Any:
+    try:
+        from django.conf import settings
+    except ImportError:  # pragma: no cover - Django is a dependency, but keep the module standalone
+        return default
+    if not settings.configured:
+        return default
+    return getattr(settings, name, default)

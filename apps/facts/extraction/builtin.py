@@ -1,0 +1,1263 @@
+"""The built-in extractor: deterministic rules for what small businesses publish, no model.
+
+One sentence at a time (a website or document part may hold several; parts.split_sentences splits
+them), each sentence cut into clauses ("... $250 and we need 4 weeks notice"). Recognised details
+become one candidate each: opening hours and days, prices and fees, lead times, durations, delivery
+and service radius, service areas, discounts, what is or is not offered or allowed, payment and
+insurance accepted, phone, email and address. Temporary phrasing sets valid_from/valid_to.
+
+Rules it keeps:
+- Never infer: only what the text states ("Open Monday to Friday" says nothing about weekends).
+- Aspect names are the same across wordings of the same subject ("price", "delivery fee",
+  "hours monday-friday", "availability"), so the rules engine can compare candidates.
+- Statements stand alone: "we"/"our"/"us"/"this property" become the business name, "it" the subject
+  of the question; numbers are copied as written.
+- Nothing real is lost: an owner's answer or a sentence with no recognised pattern is kept as one
+  general fact (pure filler such as "Welcome!" is dropped).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
+from .builtin_dates import Validity, find_validity, mask, parse_days, parse_hours
+from .builtin_patterns import (
+    _ADVERB_OBJECT,
+    _ADVERBS,
+    _AREA,
+    _CONTEXT_LABEL,
+    _DAY_PHRASE,
+    _DURATION_KINDS,
+    _FINITE,
+    _IMPERATIVE,
+    _LEAD,
+    _PASSIVE,
+    _PERSON,
+    _PRED_WORDS,
+    _PREDICATE,
+    _PREP_CUT,
+    _TYPOGRAPHY,
+    ADDRESS_RE,
+    ANIMALS,
+    CONDITION_BEFORE,
+    DAY_WORD,
+    DETERMINERS,
+    DISTANCE_RE,
+    DURATION_RE,
+    EMAIL_RE,
+    FEE_ASPECTS,
+    FILLER_START,
+    FREE_RE,
+    INSURANCE_RE,
+    NOT_FREE_BEFORE,
+    NOT_OFFERED,
+    NOTICE_RE,
+    OFFER_VERBS,
+    PAYMENT_RE,
+    PERCENT_RE,
+    PHONE_RE,
+    PREMISES,
+    PRICE_RE,
+    PRONOUNS,
+    SENTIMENT,
+    TOPIC_ALIASES,
+    URL_RE,
+    VERB_TOPICS,
+    _clauses,
+    _drop_stopwords,
+    _duration_value,
+    _full_clause,
+    _gerund,
+    _is_avail,
+    _join,
+    _lemma,
+    _lower_first,
+    _mentions,
+    _object_phrase,
+    _possessive,
+    _price_value,
+    _split_label,
+    _split_list,
+    _split_verb,
+    _statement_aspect,
+    _words,
+    agree,
+    alias_topic,
+    be,
+    capitalise,
+    clean_np,
+    conjugate_3sg,
+    display_np,
+    plural,
+    polarity,
+    resolve,
+    sentence_end,
+)
+from .parts import normalise, split_sentences
+
+
+class BuiltinExtractor:
+    """Deterministic extractor (see the module docstring)."""
+
+    name = "builtin"
+
+    def extract(self, text: str, context: ExtractionContext) -> list[Candidate]:
+        text = check_text(text)
+        if not text:
+            return []
+        text = text.translate(_TYPOGRAPHY)
+        run = _Run(context)
+        question = normalise((context.question or "").translate(_TYPOGRAPHY))
+        if question:
+            found = run.answer(question, normalise(text))
+        else:
+            found = []
+            for sentence in split_sentences(text):
+                found.extend(run.sentence(sentence))
+        return _dedupe(found)
+
+
+def _dedupe(cands: list[Candidate]) -> list[Candidate]:
+    seen: set[tuple[str, str]] = set()
+    out: list[Candidate] = []
+    for cand in cands:
+        key = (topic_key(cand.topic), cand.aspect.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(cand)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Text helpers
+
+
+@dataclass
+class _Det:
+    """A detail found in a clause, before it becomes a Candidate."""
+
+    topic: str
+    aspect: str
+    value: str | None
+    template: str  # statement when the clause cannot stand as the statement
+    own_subject: bool = True  # the clause names this detail's subject itself
+    temporal: bool = True  # the sentence's validity applies
+
+
+@dataclass
+class _Q:
+    """What an owner's question asks."""
+
+    topic: str
+    phrase: str  # the subject as written ("wedding cakes")
+    aspect: str
+    affirm: str = ""  # statement for "yes"
+    deny: str = ""  # statement for "no"
+    yes_value: str = "yes"
+    no_value: str = "no"
+    declarative: str = ""  # the question as a statement a fragment answer completes
+    value_kind: str = ""  # "money" | "duration" | "distance"
+    days: str | None = None  # an hours question's day key ("sunday"), "" for hours on no stated day
+    days_text: str = ""  # the days as the question wrote them ("on Sundays")
+
+
+@dataclass
+class _Run:
+    context: ExtractionContext
+    topics: list[str] = field(default_factory=list)
+    last: _Subject | None = None  # the last subject named in the current sentence
+    uncovered: bool = False  # the last sentence had a clause no pattern recognised
+
+    def __post_init__(self) -> None:
+        self.topics = list(self.context.existing_topics)
+        self.biz = normalise(self.context.business_name) or "The business"
+        self.biz_words = {w.lower() for w in _words(self.biz)}
+
+    # -- names ------------------------------------------------------------------------------
+
+    def topic(self, phrase: str, *, alias: bool = True) -> str:
+        """The topic a noun phrase names, reusing an existing topic of the same name."""
+        cleaned = clean_np(phrase) if alias else normalise(phrase)
+        name = (alias and (alias_topic(cleaned) or alias_topic(phrase))) or capitalise(cleaned)
+        if not name:
+            return ""
+        found = match_topic(name, self.topics)
+        if found == name and name not in self.topics:
+            words = name.split()
+            for k in range(1, len(words)):  # "Sourdough bread" -> an existing "Sourdough"
+                shorter = match_topic(" ".join(words[:k]), self.topics)
+                if shorter in self.topics and words[k].lower() in {"bread", "loaf", "loaves", "cake"}:
+                    found = shorter
+                    break
+        if found not in self.topics:
+            self.topics.append(found)
+        return found
+
+    def is_self(self, phrase: str) -> bool:
+        """Whether a subject phrase is the business itself (we, our shop, the studio, its name)."""
+        low = clean_np(phrase).lower() if phrase.strip() else ""
+        raw = phrase.strip().lower()
+        if not raw or raw in PRONOUNS or re.fullmatch(r"(?:we|i)(?:'re|'ve|'ll|'m)?", raw):
+            return True
+        if raw.startswith(("we ", "our team", "our staff", "the team")):
+            return True
+        if not low:
+            return False
+        if low in PREMISES or (low.split()[-1] in PREMISES and len(low.split()) <= 2):
+            return True
+        return bool(self.biz_words) and set(_words(low)) <= self.biz_words | {"the"}
+
+    def about(self) -> str:
+        heading = self.context.heading.split(">")[-1].strip() if self.context.heading else ""
+        if heading and not re.search(
+            r"(?i)\b(?:home|welcome|about|faq|faqs|info|information|overview|main)\b", heading
+        ):
+            return self.topic(heading)
+        return self.topic(f"About {self.biz}", alias=False)
+
+    # -- one sentence ---------------------------------------------------------------------------
+
+    def sentence(self, text: str, hint: _Q | None = None, *, keep_general: bool = True) -> list[Candidate]:
+        """Candidates of one sentence; ``hint`` is the question it answers (for "it", elided subjects)."""
+        text = normalise(text)
+        self.last = None
+        qa = re.match(r"^(.{3,}?\?)\s+(.+)$", text)
+        if qa and hint is None:
+            return self.answer(qa.group(1), qa.group(2))
+        validity = find_validity(text, self.context.learned_on)
+        masked = mask(text, validity.spans)
+        found = self.contacts(text)
+        hours = self.hours(text, masked, validity, hint)
+        found.extend(hours)
+        if hours and re.search(r"[$£€]\s?\d", masked):
+            label, _, _ = _split_label(text)
+            for piece in re.split(r"[,;]\s*", masked):
+                if re.search(r"[$£€]\s?\d", piece):
+                    subject = self.subject(piece, label, hint)
+                    found.extend(
+                        self.candidates(self.prices(piece, subject, hint), piece, validity, hint, label)
+                    )
+        uncovered = False
+        if not hours and not found:
+            label, body, body_start = _split_label(text)
+            for clause, start in _clauses(body, body_start):
+                dets = self.clause(clause, masked[start : start + len(clause)], label, hint)
+                if not dets:
+                    uncovered = uncovered or not self.is_filler(clause)
+                found.extend(self.candidates(dets, clause, validity, hint, label))
+        self.uncovered = uncovered
+        if (
+            keep_general
+            and (not found or (uncovered and found and hint is None))
+            and not self.is_filler(text)
+        ):
+            found.append(self.general(text, hint, validity))
+        return found
+
+    def candidates(
+        self, dets: list[_Det], clause: str, validity: Validity, hint: _Q | None, label: str = ""
+    ) -> list[Candidate]:
+        out: list[Candidate] = []
+        for det in dets:
+            if len(dets) == 1 and det.own_subject:
+                text = f"{label}: {clause.strip()}" if label else clause
+                statement = resolve(text, self.biz, hint.phrase if hint else None)
+            else:
+                statement = sentence_end(det.template)
+            out.append(
+                Candidate(
+                    topic=det.topic,
+                    aspect=det.aspect,
+                    value=det.value,
+                    statement=statement,
+                    valid_from=validity.valid_from if det.temporal else None,
+                    valid_to=validity.valid_to if det.temporal else None,
+                )
+            )
+        return out
+
+    # -- contact details ------------------------------------------------------------------------
+
+    def contacts(self, text: str) -> list[Candidate]:
+        out: list[Candidate] = []
+        contact = self.topic("Contact", alias=False)
+        emails = list(EMAIL_RE.finditer(text))
+        for m in emails:
+            email = m.group(0).rstrip(".")
+            out.append(
+                self._cand(contact, "email", email, f"{_possessive(self.biz)} email address is {email}.")
+            )
+        blocked = [(m.start(), m.end()) for m in emails]
+        for m in URL_RE.finditer(text):
+            if any(a <= m.start() < b for a, b in blocked):
+                continue
+            url = m.group(0).rstrip(".")
+            out.append(self._cand(contact, "website", url, f"{_possessive(self.biz)} website is {url}."))
+            blocked.append((m.start(), m.end()))
+        for m in PHONE_RE.finditer(text):
+            phone = m.group(1).strip()
+            digits = re.sub(r"\D", "", phone)
+            if not 7 <= len(digits) <= 15 or any(a <= m.start() < b for a, b in blocked):
+                continue
+            if re.fullmatch(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d", phone):
+                continue  # a span of years
+            kind = "WhatsApp" if re.search(r"(?i)whatsapp", text) else "phone"
+            what = "WhatsApp number" if kind == "WhatsApp" else "phone number"
+            aspect = "whatsapp" if kind == "WhatsApp" else "phone"
+            out.append(self._cand(contact, aspect, phone, f"{_possessive(self.biz)} {what} is {phone}."))
+        for m in ADDRESS_RE.finditer(text):
+            address = m.group(0).strip().rstrip(".,")
+            location = self.topic("Location", alias=False)
+            out.append(self._cand(location, "address", address, f"{self.biz} is located at {address}."))
+        return out
+
+    def _cand(self, topic: str, aspect: str, value: str | None, statement: str) -> Candidate:
+        return Candidate(topic=topic, aspect=aspect, value=value, statement=sentence_end(statement))
+
+    # -- opening hours --------------------------------------------------------------------------
+
+    def hours(self, text: str, masked: str, validity: Validity, hint: _Q | None) -> list[Candidate]:
+        if not re.search(
+            r"(?i)\b(?:open|opens|opening|closed|closes|close|hours?|times?|run|runs|served|serve|available|"
+            r"classes|sessions?|check-?in|check-?out|reception|schedule|appointments?)\b|24/7|\d\s?[ap]\.?m\b|:\s*\d",
+            masked,
+        ) and not (re.search(DAY_WORD, masked) and re.search(r"\d", masked)):
+            return []
+        if re.search(r"(?i)\b(?:notice|in advance|ahead|within|minutes?|long)\b", masked) and not re.search(
+            r"(?i)\b(?:open|closed|hours)\b", masked
+        ):
+            return []
+        specs = parse_hours(
+            masked,
+            open_word=bool(re.search(r"(?i)\bopen\b", masked))
+            or (hint is not None and hint.days is not None),
+        )
+        if not specs:
+            return []
+        if any(s.value is None for s in specs) and re.search(
+            r"(?i)\b(?:available|only|served|serve)\b", masked
+        ):
+            specs = [
+                s for s in specs if s.value is not None
+            ]  # "available on Saturdays only" is no opening day
+            if not specs:
+                return []
+        if not re.search(r"(?i)\b(?:open|hours)\b", masked):
+            specs = [s for s in specs if s.value != "by appointment" or s.day_key]
+            if not specs:
+                return []
+        topic = self.hours_topic(masked, hint)
+        out: list[Candidate] = []
+        for spec in specs:
+            if spec.value is None:
+                aspect, value = "days open", spec.day_key
+            else:
+                day = spec.day_key or (hint.days if hint is not None and hint.days else None)
+                aspect = f"hours {day}" if day else "hours"
+                value = spec.value
+            if len(specs) == 1 and hint is not None and hint.declarative and not _full_clause(text):
+                statement = sentence_end(f"{hint.declarative} {_lower_first(text)}")
+            elif len(specs) == 1 and re.search(
+                r"(?i)\b(?:available|served|open|opens|closed|closes|runs?|is|are|will|offered)\b|'s\b|'re\b",
+                text,
+            ):
+                statement = resolve(text, self.biz, hint.phrase if hint else None)
+            else:
+                statement = self.hours_statement(
+                    topic, spec.day_text, spec.time_text, spec.value, text, validity
+                )
+            out.append(
+                Candidate(
+                    topic=topic,
+                    aspect=aspect,
+                    value=value,
+                    statement=statement,
+                    valid_from=validity.valid_from,
+                    valid_to=validity.valid_to,
+                )
+            )
+        return out
+
+    def hours_statement(
+        self, topic: str, days: str, times: str, value: str | None, text: str, validity: Validity
+    ) -> str:
+        when = ""
+        if validity.temporary:
+            when = " (" + "; ".join(text[a:b].strip(" ,.") for a, b in validity.spans) + ")"
+        single = (
+            re.fullmatch(rf"(?:{DAY_WORD}|(?i:(?:bank |public )?holidays))", days.strip()) if days else None
+        )
+        on = f"on {days}" if single else days
+        if value == "closed":
+            return sentence_end(f"{self.biz} is closed {on}{when}")
+        if topic == "Opening hours" or self.is_self(topic):
+            return sentence_end(f"{self.biz} is open {on}, {times}{when}".replace(" , ", " "))
+        return sentence_end(f"{topic} at {self.biz}: {days}, {times}{when}".replace(": , ", ": "))
+
+    def hours_topic(self, masked: str, hint: _Q | None) -> str:
+        label, body, _ = _split_label(masked)
+        if label and not re.search(r"(?i)hours|times|schedule|open", label) and not parse_days(label):
+            return self.topic(label)
+        m = re.match(
+            r"^\s*(?P<np>[^,;:]*?)\s+(?:is|are|will be|runs?|served|opens?|closes?|starts?|takes? place|"
+            r"happens?|begins?|available|served|offered)\b",
+            body,
+        )
+        if m and m.group("np").strip():
+            np = m.group("np")
+            cleaned = clean_np(np)
+            if cleaned and not self.is_self(np) and not re.search(r"(?i)\b(?:hours|times)\b", cleaned):
+                return self.topic(np)
+        if hint is not None and hint.topic and hint.aspect.startswith("hours"):
+            return hint.topic
+        m = re.search(r"(?i)\bfor\s+(?:all\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)", body)
+        if m and alias_topic(m.group(1)):
+            return self.topic(m.group(1))
+        return self.topic("Opening hours", alias=False)
+
+    # -- one clause -----------------------------------------------------------------------------
+
+    def clause(self, clause: str, masked: str, label: str, hint: _Q | None) -> list[_Det]:
+        lead = _LEAD.match(clause)
+        if lead and len(clause) - lead.end() > 3:
+            clause, masked = clause[lead.end() :], masked[lead.end() :]
+        clause = clause.strip().rstrip(".!")
+        if not clause:
+            return []
+        subject = self.subject(masked, label, hint)
+        dets = self.payment(clause, hint) or self.service_area(clause)
+        if dets:
+            return dets
+        dets = self.prices(masked, subject, hint)
+        dets += self.notice(masked, subject, hint)
+        dets += self.durations(masked, subject, hint)
+        dets += self.distance(masked, subject, hint)
+        dets += self.discount(masked, subject, label)
+        offered = self.offering(masked, subject, hint)
+        have = {d.topic for d in dets}
+        dets += [
+            d
+            for d in offered
+            if d.topic not in have and not (d.aspect == "availability" and dets and d.value == "yes")
+        ]
+        return dets
+
+    def subject(self, clause: str, label: str, hint: _Q | None) -> _Subject:
+        """The subject of a clause: the noun phrase before its predicate, else the label or question."""
+        m = _PREDICATE.search(clause)
+        price = PRICE_RE.search(clause)
+        cut = min(m.start() if m else len(clause), price.start() if price else len(clause))
+        pct = re.search(r"\d+(?:\.\d+)?\s?%", clause)
+        if pct:
+            cut = min(cut, pct.start())
+        raw = clause[:cut].strip(" ,:;-")
+        raw = (
+            re.sub(r"(?i)^(?:free|now|also|currently|please note,?)\s+", "", raw)
+            if raw.lower() != "free"
+            else ""
+        )
+        if not raw or not clean_np(raw):
+            if label and not _CONTEXT_LABEL.search(label) and not parse_days(label):
+                return _Subject(self.topic(label), display_np(label), True)
+            if self.last is not None:
+                return _Subject(self.last.topic, self.last.phrase, False)
+            if hint is not None and hint.topic:
+                return _Subject(hint.topic, hint.phrase, False)
+            return _Subject("", "", False)
+        verbs_only = re.findall(r"[\w'-]+", raw.lower())
+        if len(verbs_only) >= 2 and all(w in OFFER_VERBS or w in {"and", "or", "&"} for w in verbs_only):
+            raw = ""  # "supply and fit from £650": the subject is elided
+            if self.last is not None:
+                return _Subject(self.last.topic, self.last.phrase, False)
+            if hint is not None and hint.topic:
+                return _Subject(hint.topic, hint.phrase, False)
+            return _Subject("", "", False)
+        if re.fullmatch(r"(?i)(?:it|they|this|that|these|those)(?:'s)?", raw):
+            if hint is not None and hint.topic:
+                return _Subject(hint.topic, hint.phrase, True)
+            if self.last is not None:
+                return _Subject(self.last.topic, self.last.phrase, False)
+            return _Subject("", "", False)
+        if self.is_self(raw):
+            if hint is not None and hint.topic:
+                return _Subject(hint.topic, hint.phrase, False, is_self=True)
+            return _Subject("", "", True, is_self=True)
+        found = _Subject(self.topic(raw), display_np(raw), True)
+        if found.topic:
+            self.last = found
+        return found
+
+    # -- detail handlers ------------------------------------------------------------------------
+
+    def payment(self, clause: str, hint: _Q | None) -> list[_Det]:
+        insurance = INSURANCE_RE.search(clause)
+        pay = PAYMENT_RE.search(clause)
+        if not insurance and not pay:
+            return []
+        hinted = hint is not None and hint.topic in {"Payment", "Insurance"}
+        verb = re.search(
+            r"(?i)\b(?:accept(?:s|ed)?|take(?:s|n)?|pay(?:ments?)? (?:by|with|via|in)|paying (?:by|with)|"
+            r"payment (?:is |can be made )?(?:by|with|via|in))\b",
+            clause,
+        )
+        if verb is None and not hinted and not re.search(r"(?i)\bonly\b|\bwelcome\b", clause):
+            return []
+        body = clause[verb.end() :] if verb else clause
+        body = re.sub(r"(?i)\s+(?:are|is)?\s*(?:accepted|welcome|only)\b.*$", "", body)
+        body = re.sub(r"(?i)^(?:only\s+)?", "", body.strip())
+        negated = bool(
+            re.search(
+                r"(?i)\b(?:don't|do not|doesn't|does not|no longer|not|cannot|can't)\b",
+                clause[: verb.start()] if verb else "",
+            )
+            or re.search(r"(?i)\bnot accepted\b", clause)
+        )
+        parts = re.split(
+            r"(?i)\s*,?\s*\b(?:but not|except(?: for)?|excluding|apart from|other than|but no)\b\s*",
+            body,
+            maxsplit=1,
+        )
+        pos = _split_list(parts[0]) if not negated else []
+        neg = _split_list(parts[1]) if len(parts) > 1 else []
+        if negated:
+            neg = _split_list(parts[0]) + neg
+        topic = self.topic("Insurance" if insurance else "Payment", alias=False)
+        what = "insurance" if insurance else "payment"
+        dets: list[_Det] = []
+        if pos:
+            value = ", ".join(i.lower() for i in pos)
+            aspect = "insurance accepted" if insurance else "payment methods"
+            dets.append(_Det(topic, aspect, value, f"{self.biz} accepts {_join(pos)}", temporal=True))
+        for item in neg:
+            dets.append(_Det(topic, f"{what}: {item.lower()}", "no", f"{self.biz} does not accept {item}"))
+        return dets
+
+    def service_area(self, clause: str) -> list[_Det]:
+        m = _AREA.search(clause)
+        if not m:
+            return []
+        items = _split_list(m.group("list"))
+        items = [
+            i for i in items if not parse_days(i) and not PAYMENT_RE.search(i) and not INSURANCE_RE.search(i)
+        ]
+        if not items or any(i.split()[0].lower() in DETERMINERS - {"the"} for i in items):
+            return []
+        delivery = bool(re.search(r"(?i)deliver", m.group("verb")))
+        topic = self.topic("Delivery" if delivery else "Service area", alias=False)
+        aspect = "delivery area" if delivery else "service area"
+        verb = "delivers to" if delivery else "serves"
+        return [_Det(topic, aspect, ", ".join(items), f"{self.biz} {verb} {_join(items)}")]
+
+    def prices(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
+        best: tuple[int, str, str] | None = None  # (position, value, text as written)
+        for m in PRICE_RE.finditer(clause):
+            if CONDITION_BEFORE.search(clause[: m.start()]):
+                continue
+            best = (m.start(), _price_value(m), m.group(0).strip())
+            break
+        for m in FREE_RE.finditer(clause):
+            if NOT_FREE_BEFORE.search(clause[: m.start()]):
+                continue
+            if best is None or m.start() < best[0]:
+                best = (m.start(), "free", "free")
+            break
+        if best is None:
+            return []
+        topic, phrase, own = subject.topic, subject.phrase, subject.own
+        after_noun = False
+        if subject.is_self:  # "we offer bridal packages from $250": the price is the object's
+            verbs = [
+                w
+                for w in re.finditer(r"[A-Za-z][\w'-]*", clause[: best[0]])
+                if _lemma(w.group(0)) in OFFER_VERBS
+            ]
+            if verbs:
+                np = clause[verbs[-1].end() : best[0]]
+                np = re.sub(r"(?i)\s+(?:from|for|at|starting|starts|costing|priced|is|are)\s*$", "", np)
+                if clean_np(np):
+                    topic, phrase, own = self.topic(np), clean_np(np), False
+        if best[1] == "free" and (not topic or subject.is_self):
+            after = re.match(r"(?i)free\s+(.+)$", clause[best[0] :])
+            if after and clean_np(after.group(1)):
+                topic, phrase, own = self.topic(after.group(1)), clean_np(after.group(1)), True
+        if not topic or not clause[: best[0]].strip():  # "A $20 deposit is required", "$5 draft beers"
+            after = re.match(
+                r"\s*([a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)(?=\s+(?:is|are|applies|required|charged|payable|will|for|on)\b|\s*[,.;]|\s*$)",
+                clause[best[0] + len(best[2]) :],
+            )
+            if (
+                after
+                and clean_np(after.group(1))
+                and not re.match(r"(?i)(?:per|a|an|each|only|plus|off)\b", after.group(1))
+            ):
+                topic, phrase, own = self.topic(after.group(1)), display_np(after.group(1)), True
+            after_noun = True
+        if not topic:
+            after = re.search(
+                r"(?i)\bfor (?:a |an |the |each |one |every )?([a-z][\w' -]{2,40})$", clause[best[0] :]
+            )
+            if after and clean_np(after.group(1)):
+                topic, phrase, own = self.topic(after.group(1)), clean_np(after.group(1)), False
+        if not topic:
+            return []
+        aspect = FEE_ASPECTS.get(topic, "price")
+        variant = re.search(r"(?i)\bfor\s+(.+)$", phrase)
+        generic = r"(?i)(?:all\s+)?(?:customers|guests|clients|everyone|you|visitors|patrons)\b"
+        if (
+            aspect == "price"
+            and variant
+            and clean_np(variant.group(1))
+            and not re.match(generic, variant.group(1))
+        ):
+            aspect = f"price for {clean_np(variant.group(1)).lower()}"
+        name = capitalise(phrase or topic)
+        written = best[2]
+        gap = clause[: best[0]]
+        verbless = not _PREDICATE.search(gap) and not re.match(r"(?i)starts? at", written)
+        if (
+            own
+            and not after_noun
+            and subject.phrase
+            and verbless
+            and best[1] != "free"
+            and not re.search(r"\bfor\s*$", gap)
+        ):
+            tail = clause[best[0] + len(written) :].rstrip(" .")
+            verb = be(
+                _PREP_CUT.sub("", name) or name
+            )  # "Sourdough loaves are", "Full groom for small dogs is"
+            return [_Det(topic, aspect, best[1], f"{name} {verb} {written}{tail}", own_subject=False)]
+        if best[1] == "free":
+            short = capitalise(clean_np(name) or name)
+            template = f"{short} {be(short)} free"
+        elif aspect.endswith("fee"):
+            template = f"{topic} costs {written}"
+        elif re.match(r"(?i)(?:\d|[$£€])", written) is None:
+            template = f"{name} {be(name)} {written}"
+            if re.match(r"(?i)starts? at", written):
+                template = f"{name} {agree('start', name)} at {written.split(' at ', 1)[-1]}"
+        else:
+            template = f"{name} {be(name)} {written}"
+        return [_Det(topic, aspect, best[1], template, own_subject=own)]
+
+    def notice(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
+        m = NOTICE_RE.search(clause)
+        if not m:
+            return []
+        value = _duration_value(m.group("dur"))
+        if re.search(r"(?i)\bcancel", clause):
+            topic = self.topic("Cancellations", alias=False)
+            said = (
+                m.group(0)
+                if re.search(r"(?i)notice|advance", m.group("tail"))
+                else f"{m.group('dur')} notice"
+            )
+            return [
+                _Det(topic, "cancellation notice", value, f"Cancellations need {said}", own_subject=False)
+            ]
+        topic, phrase, own = subject.topic, subject.phrase, subject.own
+        if not topic:
+            after = re.search(r"(?i)\bfor (?:all |any |a |an |the |your )?([a-z][\w' -]{2,40})", clause)
+            if after and clean_np(after.group(1)):
+                topic, phrase, own = self.topic(after.group(1)), clean_np(after.group(1)), False
+        if not topic:
+            return []
+        name = capitalise(phrase or topic)
+        said = (
+            m.group(0)
+            if re.search(r"(?i)notice|advance|lead time", m.group("tail"))
+            else f"{m.group('dur')} notice"
+        )
+        return [_Det(topic, "lead time", value, f"{name} {agree('need', name)} {said}", own_subject=own)]
+
+    def durations(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
+        notice = NOTICE_RE.search(clause)
+        for m in DURATION_RE.finditer(clause):
+            if notice and notice.start() <= m.start() < notice.end():
+                continue
+            before = clause[: m.start()]
+            if re.search(r"(?i)\b(?:less|more) than\s*$|\bages?\s*$|\bunder\s*$", before):
+                continue
+            value = _duration_value(m.group(0))
+            aspect = next((kind for pattern, kind in _DURATION_KINDS if re.search(pattern, clause)), "")
+            if not aspect:
+                continue
+            topic, phrase, own = subject.topic, subject.phrase, subject.own
+            if aspect == "warranty period":
+                topic, phrase = self.topic("Warranty", alias=False), "All work"
+                phrase = capitalise(subject.phrase) if subject.phrase else "All work"
+            if aspect == "response time" and re.search(r"(?i)emergenc", clause):
+                topic, phrase = self.topic("Emergency service", alias=False), "Emergency service"
+            if not topic:
+                if aspect != "response time":
+                    continue
+                topic, phrase = self.topic("Response time", alias=False), ""
+            name = capitalise(phrase or topic)
+            template = {
+                "turnaround": f"{name} {be(name)} ready within {value}",
+                "response time": f"{self.biz} responds within {value}",
+                "warranty period": f"{name} {be(name)} guaranteed for {value}",
+                "validity": f"{name} {be(name)} valid for {value}",
+            }.get(aspect, f"{name} {agree('take', name)} {value}")
+            return [_Det(topic, aspect, value, template, own_subject=own)]
+        return []
+
+    def distance(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
+        m = DISTANCE_RE.search(clause)
+        if not m:
+            return []
+        value = re.sub(r"\s+", " ", m.group("dist")).strip()
+        delivery = (
+            re.search(r"(?i)deliver", clause)
+            or subject.topic == "Delivery"
+            or (hint and hint.topic == "Delivery")
+        )
+        if delivery:
+            topic = self.topic("Delivery", alias=False)
+            return [
+                _Det(
+                    topic,
+                    "delivery radius",
+                    value,
+                    f"{self.biz} delivers within {value}",
+                    own_subject=subject.own,
+                )
+            ]
+        if subject.own and subject.topic and not subject.is_self:
+            name = capitalise(clean_np(subject.phrase) or subject.topic)
+            return [_Det(subject.topic, "radius", value, f"{name} {be(name)} available within {value}")]
+        if re.search(r"(?i)\b(?:serv|cover|travel|radius|area|come to|operate|call[- ]?outs?)", clause):
+            topic = self.topic("Service area", alias=False)
+            return [_Det(topic, "service radius", value, f"{self.biz} serves customers within {value}")]
+        return []
+
+    def discount(self, clause: str, subject: _Subject, label: str) -> list[_Det]:
+        m = PERCENT_RE.search(clause)
+        if not m:
+            return []
+        pct = re.sub(r"\s+", "", m.group("pct"))
+        if not (m.group("off") or re.search(r"(?i)discount|savings?|reduction", clause + " " + label)):
+            after = re.match(
+                r"\s*([a-z][\w -]{2,30}?)\s+(?:is|are|will|applies|charged|added)\b", clause[m.end() :]
+            )
+            if after:
+                topic = self.topic(after.group(1))
+                return [_Det(topic, "amount", pct, f"{capitalise(clean_np(after.group(1)))} is {pct}")]
+            return []
+        obj = re.match(r"\s*(?:of\s+)?(.+)$", clause[m.end() :]) if m.group("off") else None
+        phrase = clean_np(obj.group(1)) if obj else ""
+        if phrase:
+            topic = self.topic(phrase)
+        elif subject.topic:
+            topic, phrase = subject.topic, subject.phrase
+        elif label and clean_np(label):
+            topic, phrase = self.topic(label), clean_np(label)
+        else:
+            topic, phrase = self.topic("Discounts", alias=False), ""
+        if obj and clean_np(obj.group(1)):
+            return [_Det(topic, "discount", pct, f"{pct} off {obj.group(1).strip()} at {self.biz}")]
+        name = capitalise(phrase or topic)
+        return [
+            _Det(
+                topic,
+                "discount",
+                pct,
+                f"{name} at {self.biz}: {clause[m.start() :].strip()}",
+                own_subject=False,
+            )
+        ]
+
+    def offering(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
+        c = clause.strip().rstrip(".!")
+        m = re.match(r"(?i)^no\s+([\w' -]{2,30}?)(?:\s+(allowed|permitted|please|accepted))?\s*$", c)
+        if m and (alias_topic(m.group(1)) or m.group(2)):
+            phrase = clean_np(m.group(1))
+            name = capitalise(phrase)
+            topic = self.topic("Pets", alias=False) if phrase.lower() in ANIMALS else self.topic(phrase)
+            return [_Det(topic, "allowed", "no", f"{name} {be(name)} not allowed at {self.biz}")]
+        m = re.match(r"(?i)^there(?:\s+(?:is|are)|'s)\s+(no\s+|not\s+(?:a|an|any)\s+)?(.+)$", c)
+        if m:
+            phrase = clean_np(m.group(2))
+            if not phrase or phrase.split()[0].lower() in NOT_OFFERED:
+                return []
+            negated = bool(m.group(1))
+            template = f"There {be(phrase)} {'no ' if negated else ''}{m.group(2)} at {self.biz}"
+            return [_Det(self.topic(phrase), "availability", "no" if negated else "yes", template)]
+        m = _PASSIVE.match(c)
+        if m:
+            obj = m.group("obj")
+            if re.fullmatch(r"(?i)it|they|this|that|these|those", obj.strip()):
+                if hint is None or not hint.topic:
+                    return []
+                topic, phrase = hint.topic, hint.phrase
+            else:
+                if self.is_self(obj) or not clean_np(obj):
+                    return []
+                topic, phrase = self.topic(obj), clean_np(obj)
+            part = m.group("part").lower()
+            neg = m.group("neg")
+            if part in {"allowed", "permitted", "welcome"} and phrase.lower().split()[-1] in ANIMALS:
+                topic = self.topic("Pets", alias=False)
+            if part in {"allowed", "permitted"} or (part == "welcome" and topic in {"Pets", "Children"}):
+                aspect = "allowed"
+            elif part == "included":
+                aspect = "included"
+            else:
+                aspect = "availability"
+            value = "sold out" if part in {"sold out", "out of stock"} else ("no" if neg else "yes")
+            name = capitalise(phrase)
+            template = f"{name} {be(name)} {neg + ' ' if neg else ''}{part}{m.group('rest').rstrip(' .')}"
+            has_verb = (
+                re.search(r"(?i)\b(?:is|are|'s|be)\s", c[m.end("obj") : m.start("part") + 1]) is not None
+            )
+            return [_Det(topic, aspect, value, template, own_subject=has_verb)]
+        return self.active_offering(c, hint)
+
+    def active_offering(self, c: str, hint: _Q | None) -> list[_Det]:
+        found = None
+        for m in re.finditer(r"[A-Za-z][\w'-]*", c):
+            lemma = _lemma(m.group(0))
+            nxt = re.match(r"\s+([a-z]+)", c[m.end() :])
+            if (
+                lemma in {"do", "have"}
+                and nxt
+                and (nxt.group(1) in {"not", "been", "got"} or _lemma(nxt.group(1)) in OFFER_VERBS)
+            ):
+                continue  # "we do not groom", "we have been", "we do offer"
+            if nxt and f"{lemma} {nxt.group(1)}" in OFFER_VERBS:
+                found = (m.start(), m.end() + nxt.end(), f"{lemma} {nxt.group(1)}", m.group(0))
+                break
+            if lemma in OFFER_VERBS:
+                found = (m.start(), m.end(), lemma, m.group(0))
+                break
+        if found is None:
+            return []
+        start, end, verb, _ = found
+        lead = c[:start]
+        nm = re.search(
+            rf"(?i)(?P<neg>no longer|don't|do not|doesn't|does not|can't|cannot|won't|will not|never|not)?\s*"
+            rf"(?P<adv>(?:{_ADVERBS}\s+)*)$",
+            lead,
+        )
+        assert nm is not None
+        subj = lead[: nm.start()]
+        if not subj.strip() or not self.is_self(subj):
+            return []
+        neg = (nm.group("neg") or "").lower()
+        adv = re.sub(r"\s+", " ", nm.group("adv") or "").strip()
+        if re.fullmatch(r"(?i)no longer", adv):
+            neg, adv = "no longer", ""
+        verb2 = ""
+        m2 = re.match(r"\s+and\s+([a-z]+)\b", c[end:])
+        if m2 and _lemma(m2.group(1)) in OFFER_VERBS:
+            verb2 = _lemma(m2.group(1))
+            end += m2.end()
+        obj = c[end:].strip()
+        if not obj or any(w.lower() in NOT_OFFERED for w in re.findall(r"[\w'-]+", obj)[:4]):
+            return []
+        rest = _PREP_CUT.search(" " + obj)
+        qualifier = obj[rest.start() :] if rest else ""
+        items = _split_list(_PREP_CUT.sub("", " " + obj).strip())
+        items = [i for i in items if clean_np(i) and clean_np(i).split()[0].lower() not in NOT_OFFERED]
+        if not items:
+            return []
+        aspect = "allowed" if verb in {"allow", "permit", "welcome"} else "availability"
+        if neg and neg != "no longer":
+            days = parse_days(qualifier) if qualifier else None
+            if days:
+                aspect = f"{aspect} {days}"
+        verbs = conjugate_3sg(verb.split()[0]) + (" " + verb.split()[1] if " " in verb else "")
+        if verb2:
+            verbs += f" and {conjugate_3sg(verb2)}"
+        base = verb + (f" and {verb2}" if verb2 else "")
+        dets: list[_Det] = []
+        for item in items:
+            if neg == "no longer":
+                template = f"{self.biz} no longer {verbs} {item}"
+            elif neg:
+                template = f"{self.biz} does not {base} {item}"
+            else:
+                template = f"{self.biz} {adv + ' ' if adv else ''}{verbs} {item}"
+            dets.append(_Det(self.topic(item), aspect, "no" if neg else "yes", template))
+        return dets
+
+    # -- filler and general facts ---------------------------------------------------------------
+
+    def specific(self, text: str) -> bool:
+        """Whether a sentence holds something checkable: a number, a name, a known subject."""
+        if re.search(r"\d|[$£€@]|www\.", text) or re.search(DAY_WORD, text):
+            return True
+        words = re.findall(r"[A-Za-z][\w'&-]*", text)
+        if any(w.lower() in TOPIC_ALIASES for w in words):
+            return True
+        for k, w in enumerate(words):
+            if k and w[:1].isupper() and w.lower() not in self.biz_words and w not in {"I", "I'm"}:
+                return True
+        return False
+
+    def is_filler(self, text: str) -> bool:
+        t = text.strip()
+        words = [w.lower() for w in re.findall(r"[A-Za-z][\w'-]*", t)]
+        if not words or FILLER_START.match(t):
+            return True
+        if self.specific(t):
+            return False
+        if (
+            t.endswith("!")
+            or set(words) & {"you", "your", "you're", "yours", "you'll"}
+            or set(words) & SENTIMENT
+        ):
+            return True
+        return not _FINITE.search(t) or words[0] in _IMPERATIVE
+
+    def general(self, text: str, hint: _Q | None, validity: Validity) -> Candidate:
+        """A sentence with no recognised pattern, kept whole as one fact."""
+        statement = resolve(text, self.biz, hint.phrase if hint else None)
+        label, body, _ = _split_label(text)
+        topic = ""
+        if label and not _CONTEXT_LABEL.search(label) and len(label.split()) <= 4:
+            topic = self.topic(label)
+        if not topic:
+            m = _PREDICATE.search(body)
+            raw = _LEAD.sub("", body[: m.start()]) if m else ""
+            named = raw.strip() and not self.is_self(raw) and not _PERSON.match(raw.strip())
+            if named and 0 < len(clean_np(raw).split()) <= 4:
+                topic = self.topic(raw)
+        topic = topic or self.about()
+        return Candidate(
+            topic=topic,
+            aspect=_statement_aspect(statement),
+            statement=statement,
+            valid_from=validity.valid_from,
+            valid_to=validity.valid_to,
+        )
+
+    # -- owner questions and answers ------------------------------------------------------------
+
+    def answer(self, question: str, text: str) -> list[Candidate]:
+        """An answer to a question: its details, plus the yes/no the question asked, never nothing."""
+        q = self.question(question)
+        pol, rest = polarity(text)
+        found: list[Candidate] = []
+        uncovered = False
+        for sentence in split_sentences(rest) if rest else []:
+            got = self.sentence(sentence, q, keep_general=False)
+            uncovered = uncovered or self.uncovered or (not got and not self.is_filler(sentence))
+            found.extend(got)
+        if (
+            rest
+            and q.days is not None
+            and not any(c.aspect.startswith(("hours", "days open")) for c in found)
+        ):
+            validity = find_validity(rest, self.context.learned_on)
+            specs = parse_hours(f"{q.days_text} {mask(rest, validity.spans)}", open_word=True)
+            if specs and specs[0].value:
+                statement = sentence_end(f"{q.declarative} {_lower_first(rest)}")
+                found.append(self._hours_cand(q, specs[0].day_key, specs[0].value, statement, validity))
+                uncovered = False
+        avail = [c for c in found if _is_avail(c.aspect)]
+        other = [c for c in found if not _is_avail(c.aspect)]
+        if pol is None and q.affirm and avail and not other and avail[0].value in {"yes", "no"}:
+            pol = avail[0].value
+        validity = find_validity(rest or text, self.context.learned_on)
+        if pol is not None and q.affirm:
+            base = q.affirm if pol == "yes" else q.deny
+            statement = sentence_end(base)
+            if not other and rest:
+                statement = self.fold(base, rest, q)
+                found = []
+            value = q.yes_value if pol == "yes" else q.no_value
+            cand = Candidate(
+                topic=q.topic,
+                aspect=q.aspect,
+                value=value,
+                statement=statement,
+                valid_from=validity.valid_from,
+                valid_to=validity.valid_to,
+            )
+            return _dedupe([*found, cand]) if any(c.aspect == q.aspect for c in found) else [cand, *found]
+        if found:
+            if uncovered:
+                found.append(self.whole_answer(q, rest, validity))
+            return found
+        return [self.whole_answer(q, rest or text, validity)]
+
+    def _hours_cand(
+        self, q: _Q, day: str | None, value: str, statement: str, validity: Validity
+    ) -> Candidate:
+        return Candidate(
+            topic=q.topic,
+            aspect=f"hours {day}" if day else "hours",
+            value=value,
+            statement=statement,
+            valid_from=validity.valid_from,
+            valid_to=validity.valid_to,
+        )
+
+    def fold(self, base: str, rest: str, q: _Q) -> str:
+        """The yes/no statement completed by the rest of the answer ("..., in any amount, in store")."""
+        resolved = resolve(rest, self.biz, q.phrase)
+        if _full_clause(rest):
+            if _mentions(q.phrase, rest):
+                return resolved
+            tail = re.sub(rf"^{re.escape(self.biz)}\b", "it", resolved)
+            return sentence_end(f"{base}; {_lower_first(tail)}")
+        return sentence_end(f"{base}, {_lower_first(resolved)}")
+
+    def whole_answer(self, q: _Q, rest: str, validity: Validity) -> Candidate:
+        """An answer with no recognised pattern, made self-contained."""
+        value = None
+        if q.value_kind == "money":
+            m = PRICE_RE.search(rest)
+            value = _price_value(m) if m else None
+        elif q.value_kind == "duration":
+            m = DURATION_RE.search(rest)
+            value = _duration_value(m.group(0)) if m else None
+        elif q.value_kind == "distance":
+            m = DISTANCE_RE.search(rest)
+            value = m.group("dist") if m else None
+        if _full_clause(rest) or not q.declarative:
+            statement = resolve(rest, self.biz, q.phrase)
+            if not _full_clause(rest) and not _mentions(q.phrase, rest):
+                statement = sentence_end(f"{q.phrase}: {_lower_first(rest)}")
+        else:
+            statement = sentence_end(f"{q.declarative} {_lower_first(rest.rstrip('.'))}")
+        return Candidate(
+            topic=q.topic,
+            aspect=q.aspect,
+            value=value,
+            statement=statement,
+            valid_from=validity.valid_from,
+            valid_to=validity.valid_to,
+        )
+
+    def question(self, question: str) -> _Q:
+        """What a question asks: its topic, aspect and the statements "yes" and "no" would make."""
+        q = re.sub(
+            r"(?i)^(?:hi|hello|hey|excuse me|quick question|just wondering|please)[,!.]?\s+", "", question
+        )
+        q = q.strip().rstrip("?").strip()
+        biz = self.biz
+        day_m = re.search(rf"(?:\b(?:on|at|during)\s+)?(?:{_DAY_PHRASE})", q)
+        if re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", q) and not re.search(
+            r"(?i)\bopen (?:an?|the) \w+|\bclose to\b", q
+        ):
+            days = parse_days(day_m.group(0)) if day_m else None
+            on = day_m.group(0) if day_m else ""
+            topic = self.topic("Opening hours", alias=False)
+            return _Q(
+                topic, "Opening hours", f"hours {days}" if days else "hours", f"{biz} is open {on}".strip(),
+                f"{biz} is closed {on}".strip(), "open", "closed", f"{biz} is open {on}".strip(), "",
+                days or "", on,
+            )  # fmt: skip
+        m = re.match(
+            r"(?i)^what time (?:is|does|do)\s+(?P<np>.+?)(?:\s+(?P<v>start|open|begin|end|finish|close))?$", q
+        )
+        if m:
+            np = m.group("np")
+            verb = f" {agree(m.group('v').lower(), np)}" if m.group("v") else f" {be(np)}"
+            return _Q(self.topic(np), clean_np(np), "hours", declarative=capitalise(np) + verb)
+        m = re.match(
+            r"(?i)^(?:how much|what)\s+(?:is|are|does|do|for|will)\s+(?:it\s+cost\s+(?:for|to)\s+|"
+            r"(?:the\s+)?(?:price|cost|fee|charge)s?\s+(?:of|for)\s+)?(?P<np>.+?)(?:\s+cost)?$",
+            q,
+        )
+        if m and re.match(
+            r"(?i)how much|what (?:is|are|does|do) (?:the )?(?:price|cost|fee|charge)|.*\bcost$", q
+        ):
+            np = m.group("np")
+            if not re.match(r"(?i)(?:notice|lead time)\b", np):
+                topic = self.topic(np)
+                aspect = FEE_ASPECTS.get(topic, "price")
+                return _Q(
+                    topic, clean_np(np), aspect, declarative=f"{capitalise(np)} {be(np)}", value_kind="money"
+                )
+        m = re.match(
+            r"(?i)^(?:how much (?:notice|lead time)|how far in advance|how long in advance|how early)\b(?P<r>.*)$",
+            q,
+        )
+        if m:
+            if re.search(r"(?i)\bcancel", q):
+                return _Q(self.topic("Cancellations", alias=False), "Cancellations", "cancellation notice")
+            np = re.search(r"(?i)\bfor (?P<np>.+)$", m.group("r"))
+            phrase = clean_np(np.group("np")) if np else "Orders"
+            return _Q(self.topic(phrase), phrase, "lead time", value_kind="duration")
+        m = re.match(r"(?i)^how far (?:do|will|can|would) (?:you|they) (?P<v>\w+)", q)
+        if m:
+            if m.group("v").lower().startswith("deliver"):
+                return _Q(
+                    self.topic("Delivery", alias=False), "Delivery", "delivery radius", value_kind="distance"
+                )
+            return _Q(
+                self.topic("Service area", alias=False),
+                "Service area",
+                "service radius",
+                value_kind="distance",
+            )
+        m = re.match(r"(?i)^how far (?:away )?(?:is|are) (?P<np>.+)$", q)
+        if m:
+            np = m.group("np")
+            return _Q(self.topic(np), clean_np(np), "distance", declarative=f"{capitalise(np)} {be(np)}")
+        m = re.match(r"(?i)^how (?:quickly|soon|fast) (?P<aux>can|will|do|would) (?:you|they) (?P<vp>.+)$", q)
+        if m:
+            vp = m.group("vp")
+            topic = (
+                self.topic(_object_phrase(vp))
+                if _object_phrase(vp)
+                else self.topic("Response time", alias=False)
+            )
+            aux = "can" if m.group("aux").lower() in {"can", "would"} else "will"
+            return _Q(topic, clean_np(_object_phrase(vp)) or topic, "response time",
+                      declarative=f"{biz} {aux} {vp}", value_kind="duration")  # fmt: skip
+        m = re.match(r"(?i)^how long (?:does|do|will|is|are) (?P<np>.+?)(?:\s+(?:take|last))?$", q)
+        if m:
+            np = m.group("np")
+            return _Q(self.topic(np), clean_np(np), "duration", declarative=f"{capitalise(np)} {agree('take', np)}",
+                      value_kind="duration")  # fmt: skip
+        premises = "|".join(sorted(PREMISES, key=len, reverse=True))
+        m = re.match(
+            rf"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?:you|they|{re.escape(biz)}|(?:the|your) (?:{premises}))\s+(?P<vp>.+)$",
+            q,
+        )
+        if m:
+            return self.do_question(m.group("aux").lower(), m.group("vp"))
+        m = re.match(
+            r"(?i)^(?:do|does|will|can)\s+(?:the|your|a|an)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?P<vp>[a-z]+\b.*)$",
+            q,
+        )
+        if m:
+            np, (verb, rest) = m.group("np"), _split_verb(m.group("vp"))
+            name, tail = f"The {np}", f" {rest}" if rest else ""
+            return _Q(self.topic(np), np, _statement_aspect(m.group("vp")), f"{name} {agree(verb, np)}{tail}",
+                      f"{name} {'do' if plural(np) else 'does'} not {verb}{tail}")  # fmt: skip
+        m = re.match(
+            r"(?i)^(?:(?:can|may|could)\s+(?P<who>i|we|guests|customers|visitors|clients|patients|people|kids|children|"
+            r"students|members|diners|one)\s+|(?:am|are)\s+(?P<who2>i|we|guests|customers|visitors|clients|patients|"
+            r"people|kids|children|students|members|diners)\s+(?:allowed|able|permitted)\s+to\s+)(?P<vp>.+)$",
+            q,
+        )
+        if m:
+            who = (m.group("who") or m.group("who2")).lower()
+            return self.may_question(m.group("vp"), "customers" if who in {"i", "we", "one"} else who)
+        m = re.match(r"(?i)^(?:is|are)\s+there\s+(?P<np>.+)$", q)
+        if m:
+            np = m.group("np")
+            return _Q(self.topic(np), clean_np(np), "availability", f"{biz} has {np}", f"{biz} does not have {np}",
+                      declarative=f"{biz} has {np}")  # fmt: skip
+        m = re.match(r"(?i)^(?P<be>is|are)\s+(?P<rest>.+)$", q)
+        if m:
+            return self.be_question(m.group("rest"))
+        m = re.match(
+            r"(?i)^(?:what|which)\s+(?P<np>.+?)\s+(?:do|does|can|will)\s+(?:you|they)\s+(?P<v>\w+)", q
+        )
+        if m and PAYMENT_RE.search(m.group("np") + " payment"):
+            kind = "Insurance" if INSURANCE_RE.search(m.group("np")) else "Payment"
+            topic = self.topic(kind, alias=False)
+            return _Q(topic, kind, "insurance accepted" if kind == "Insurance" else "payment methods")
+        m = re.match(r"(?i)^(?:what|where)(?:'s| is| are)\s+(?:your|the)\s+(?P<np>.+)$", q)
+        if m:
+            np = m.group("np")
+            if re.search(r"(?i)address|location", np):
+                return _Q(self.topic("Location", alias=False), "Location", "address")
+            return _Q(self.topic(np), clean_np(np), clean_np(np).lower() or _statement_aspect(q),
+                      declarative=f"{_possessive(biz)} {np} {be(np)}")  # fmt: skip
+        if re.match(r"(?i)^where (?:are|is) (?:you|the \w+)(?: located| based)?$", q):
+            return _Q(self.topic("Location", alias=False), "Location", "address")
+        phrase = _object_phrase(q)
+        topic = self.topic(phrase) if phrase else self.about()
+        return _Q(topic, clean_np(phrase) or topic, _statement_aspect(_drop_stopwords(q)))
+
+    def do_question(self, aux: str, vp: str) -> _Q:
+        """ "Do you make wedding cakes?" -> Wedding cakes / availability, "Sunny Bakery makes wedding cakes"."""
+        verb, rest = _split_verb(vp)
+        modal = aux if aux in {"can", "will", "could", "would"} else ""
+        obj = rest.strip()
+        base = verb.split()[0]
+        if base in {"accept", "take"} and (PAYMENT_RE.search(obj) or INSURANCE_RE.search(obj)):
+            kind = "Insurance" if INSURANCE_RE.search(obj) and not PAYMENT_RE.search(obj) else "Payment"
+            topic, phrase = self.topic(kind, alias=False), clean_np(obj) or obj
+            aspect = f"{kind.lower()}: {phrase.lower()}"
+        elif clean_np(obj) and not self.is_self(obj) and not _ADVERB_OBJECT.fullmatch(obj):
+            topic, phrase = self.topic(obj), clean_np(obj)
+            aspect = "allowed" if base in {"allow", "permit"} else "availability"
+            if aspect == "allowed" and phrase.lower().split()[-1] in ANIMALS:
+                topic = self.topic("Pets", alias=False)
+        else:
+            phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(base))
+            topic, aspect = self.topic(phrase, alias=False), "availability"
+        tail = f" {obj}" if obj else ""
+        if modal:
+            negative = "cannot" if modal in {"can", "could"} else "will not"
+            affirm, deny = f"{self.biz} {modal} {verb}{tail}", f"{self.biz} {negative} {verb}{tail}"
+        else:
+            conj = " ".join([conjugate_3sg(base), *verb.split()[1:]])
+            affirm, deny = f"{self.biz} {conj}{tail}", f"{self.biz} does not {verb}{tail}"
+        return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm)
+
+    def may_question(self, vp: str, who: str = "customers") -> _Q:
+        """ "Can I bring my own mat?" -> Mats / allowed, "At Lotus Flow Yoga, customers can bring their own mat"."""
+        verb, rest = _split_verb(vp)
+        base = verb.split()[0]
+        obj = rest.strip()
+        theirs = re.sub(r"(?i)\b(?:my|our)\b", "their", vp)
+        theirs = re.sub(r"(?i)\b(?:me|us)\b", "them", theirs)
+        theirs = re.sub(r"\b(?:I|we)\b", "they", theirs)
+        if base == "pay" and PAYMENT_RE.search(obj):
+            phrase = clean_np(re.sub(r"(?i)^(?:by|with|in|using|via)\s+", "", obj))
+            topic, aspect = self.topic("Payment", alias=False), f"payment: {phrase.lower()}"
+        elif clean_np(obj) and not self.is_self(obj) and not _ADVERB_OBJECT.fullmatch(obj):
+            topic, phrase, aspect = self.topic(obj), clean_np(obj), "allowed"
+            if phrase.lower().split()[-1] in ANIMALS:
+                topic = self.topic("Pets", alias=False)
+        else:
+            phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(base))
+            topic, aspect = self.topic(phrase, alias=False), "allowed"
+        where = "" if self.biz.lower() in vp.lower() else f"At {self.biz}, "
+        affirm = capitalise(f"{where}{who} can {theirs}")
+        deny = capitalise(f"{where}{who} cannot {theirs}")
+        return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm)
+
+    def be_question(self, rest: str) -> _Q:
+        """ "Is delivery free?", "Is the office wheelchair accessible?", "Are children welcome?"."""
+        words = rest.split()
+        k = next(
+            (i for i in range(1, len(words)) if words[i].lower().strip(",") in _PRED_WORDS),
+            max(1, len(words) - 1),
+        )
+        subj, pred = " ".join(words[:k]), " ".join(words[k:]) or "available"
+        if subj.lower() in {"you", "it", "y'all"} or self.is_self(subj):
+            own = subj.lower() in {"you", "it"} or set(_words(subj.lower())) <= self.biz_words | {"the"}
+            name = self.biz if own else f"{_possessive(self.biz)} {clean_np(subj)}"
+            topic = self.topic(pred)
+            return _Q(topic, clean_np(pred), "availability", f"{name} is {pred}", f"{name} is not {pred}",
+                      declarative=f"{name} is {pred}")  # fmt: skip
+        topic, phrase = self.topic(subj), clean_np(subj)
+        name = capitalise(phrase)
+        low = pred.lower()
+        yes, no = "yes", "no"
+        if low.startswith("free"):
+            aspect, yes, no = FEE_ASPECTS.get(topic, "price"), "free", "not free"
+        elif low.split()[0] in {"allowed", "permitted", "welcome", "ok", "okay"}:
+            aspect = "allowed"
+        elif low.split()[0] == "included":
+            aspect = "included"
+        elif low.split()[0] in {"available", "offered", "provided", "served", "sold"}:
+            aspect = "availability"
+        elif low.split()[0] in {"required", "necessary", "needed", "compulsory", "mandatory"}:
+            aspect = "required"
+        else:
+            aspect = _statement_aspect(pred)
+        verb = be(name)
+        affirm = f"{name} {verb} {pred}"
+        return _Q(topic, phrase, aspect, affirm, f"{name} {verb} not {pred}", yes, no, declarative=affirm)
+
+
+@dataclass
+class _Subject:
+    topic: str
+    phrase: str
+    own: bool  # the clause names it itself (else it comes from the question or an earlier clause)
+    is_self: bool = False  # the clause's subject is the business

@@ -1,0 +1,437 @@
+"""Split source text into parts: one sentence, list item or question-and-answer each.
+
+Parts are what the ingestion pipeline hashes ("only what is new is processed") and hands to an
+extractor one at a time, with the heading breadcrumb they sit under.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+MAX_PART_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Part:
+    heading: str
+    text: str
+    hash: str
+
+
+def normalise(text: str) -> str:
+    """Collapse whitespace and strip (case is kept: "$8" vs "$8" matters, "May" vs "may" might)."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def part_hash(text: str) -> str:
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u00b7\u25aa\u25e6\u2023\u2013]|\d{1,3}[.)])\s+(.*)$")
+_BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)([^*_]{1,80})(?:\*\*|__)\s*:?\s*$")
+_LABEL_LINE = re.compile(r"^\s*([^.!?:]{1,60}):\s*$")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+# Words before a "." that do not end a sentence, whatever follows.
+_ABBREV_NEVER = {
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "e.g",
+    "i.e",
+    "vs",
+    "approx",
+    "tel",
+    "ph",
+    "jr",
+    "sr",
+    "dept",
+    "appt",
+    "ste",
+    "apt",
+    "fl",
+    "bldg",
+    "incl",
+    "excl",
+    "opp",
+    "nr",
+    "cf",
+    "a.k.a",
+    "mt",
+    "ft",
+    "no",
+    "nos",
+    "u.s",
+    "u.k",
+    "est",
+}
+# Words before a "." that end a sentence when a capitalised word other than a day or month follows.
+_ABBREV_CAPITAL = {
+    "a.m",
+    "p.m",
+    "am",
+    "pm",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "mon",
+    "tue",
+    "tues",
+    "wed",
+    "thu",
+    "thur",
+    "thurs",
+    "fri",
+    "sat",
+    "sun",
+}
+_CALENDAR_WORD = re.compile(
+    r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|jan[a-z]*|feb[a-z]*|march|april|may|june|july|aug[a-z]*|"
+    r"sept?[a-z]*|oct[a-z]*|nov[a-z]*|dec[a-z]*|weekdays?|weekends?|daily|noon|midnight|to|through|till|until"
+)
+# Words before a "." that end a sentence only when a typical sentence opener follows.
+_ABBREV_AMBIGUOUS = {
+    "st",
+    "ave",
+    "rd",
+    "blvd",
+    "ln",
+    "sq",
+    "inc",
+    "ltd",
+    "co",
+    "corp",
+    "etc",
+    "hr",
+    "hrs",
+    "min",
+    "mins",
+    "pkwy",
+    "hwy",
+}
+_OPENERS = {
+    "we",
+    "our",
+    "us",
+    "you",
+    "your",
+    "it",
+    "its",
+    "they",
+    "their",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "call",
+    "please",
+    "email",
+    "visit",
+    "book",
+    "open",
+    "closed",
+    "free",
+    "all",
+    "prices",
+    "if",
+    "for",
+    "contact",
+    "find",
+    "come",
+    "just",
+    "ask",
+    "i",
+    "my",
+    "each",
+    "every",
+    "some",
+    "most",
+    "yes",
+    "note",
+    "also",
+    "plus",
+    "hours",
+    "delivery",
+    "parking",
+    "order",
+    "orders",
+    "walk-ins",
+    "gift",
+    "new",
+    "a",
+    "an",
+    "no",
+    "not",
+    "payment",
+    "appointments",
+    "sorry",
+    "unfortunately",
+    "thanks",
+    "thank",
+}
+
+
+def split_parts(text: str) -> list[Part]:
+    """Split markdown-ish text into parts under their heading breadcrumb. Empty text gives []."""
+    if not text or not text.strip():
+        return []
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    stack: list[tuple[int, str]] = []
+    label = ""
+    parts: list[Part] = []
+    para: list[str] = []
+
+    def breadcrumb() -> str:
+        names = [name for _, name in stack]
+        if label:
+            names.append(label)
+        return " > ".join(names)
+
+    def flush() -> None:
+        if para:
+            for unit in split_sentences(_join_lines(para)):
+                _emit(parts, breadcrumb(), unit)
+            para.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        m = _HEADING.match(line)
+        if m:
+            flush()
+            level = len(m.group(1))
+            _push(stack, level, _clean_inline(m.group(2)))
+            label = ""
+            i += 1
+            continue
+        if line.strip() and not para and _SETEXT.match(nxt) and not _BULLET.match(line):
+            flush()
+            _push(stack, 1 if nxt.strip().startswith("=") else 2, _clean_inline(line))
+            label = ""
+            i += 2
+            continue
+        if not line.strip():
+            flush()
+            label = ""
+            i += 1
+            continue
+        if _TABLE_SEP.match(line) and "-" in line:
+            i += 1
+            continue
+        stripped = line.strip()
+        if stripped.startswith("|") and _TABLE_SEP.match(nxt) and "-" in nxt:
+            flush()  # a table's header row names columns, it states nothing
+            i += 2
+            continue
+        if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
+            flush()
+            cells = [_clean_inline(c) for c in stripped.strip("|").split("|")]
+            row = ": ".join(c for c in cells if c)
+            if row:
+                _emit(parts, breadcrumb(), row)
+            i += 1
+            continue
+        bold = _BOLD_LINE.match(line)
+        lab = _LABEL_LINE.match(line)
+        if (bold or lab) and not _BULLET.match(line):
+            flush()
+            label = _clean_inline((bold or lab).group(1)).rstrip(":")  # type: ignore[union-attr]
+            i += 1
+            continue
+        b = _BULLET.match(line)
+        if b:
+            flush()
+            item = [b.group(1)]
+            # continuation lines of the item (indented, not a new bullet)
+            while i + 1 < len(lines) and lines[i + 1].startswith((" ", "\t")) and lines[i + 1].strip():
+                if _BULLET.match(lines[i + 1]):
+                    break
+                item.append(lines[i + 1])
+                i += 1
+            for unit in _cut_long(normalise(_clean_inline(" ".join(item)))):
+                _emit(parts, breadcrumb(), unit)
+            i += 1
+            continue
+        para.append(line)
+        i += 1
+    flush()
+    return parts
+
+
+def _push(stack: list[tuple[int, str]], level: int, name: str) -> None:
+    while stack and stack[-1][0] >= level:
+        stack.pop()
+    if name:
+        stack.append((level, name))
+
+
+def _emit(parts: list[Part], heading: str, text: str) -> None:
+    t = normalise(text)
+    if t:
+        parts.append(Part(heading=heading, text=t, hash=part_hash(t)))
+
+
+def _clean_inline(text: str) -> str:
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", text)  # images
+    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r"\1 (\2)", text)  # links keep their target
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    text = re.sub(r"(?<![\w*])\*(?!\s)([^*]+?)\*(?!\w)", r"\1", text)
+    text = re.sub(r"`([^`]*)`", r"\1", text)
+    return normalise(text)
+
+
+# A line ending in one of these words is wrapped mid-sentence, whatever the next line starts with.
+_CONTINUES = re.compile(
+    r"(?i)(?:^|\s)(?:and|or|nor|but|&|of|to|the|a|an|for|with|in|on|at|by|from|our|your|their|is|are|"
+    r"was|were|will|be|than|as|per|plus|including|between|via|into|onto|over|under|that|which|who|"
+    r"-|\u2013|\u2014)$"
+)
+
+
+def _join_lines(lines: list[str]) -> str:
+    """Join a paragraph's lines; a short unpunctuated line followed by a capitalised one is a break."""
+    out = ""
+    for idx, raw in enumerate(lines):
+        line = _clean_inline(raw)
+        if not line:
+            continue
+        if not out:
+            out = line
+            continue
+        prev = lines[idx - 1].strip()
+        continues = _CONTINUES.search(prev) is not None  # "... Brooklyn and" / "Queens on weekdays."
+        if (
+            len(prev) < 60
+            and prev[-1:] not in ".!?:;,"
+            and not continues
+            and (line[:1].isupper() or line[:1].isdigit())
+        ):
+            out += "\n" + line
+        else:
+            out += " " + line
+    return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a paragraph into sentences, keeping a question together with its immediate answer."""
+    sentences: list[str] = []
+    for block in text.split("\n"):
+        sentences.extend(_split_block(block))
+    merged: list[str] = []
+    i = 0
+    while i < len(sentences):
+        s = sentences[i]
+        if s.endswith("?") and i + 1 < len(sentences) and not sentences[i + 1].endswith("?"):
+            merged.append(s + " " + sentences[i + 1])
+            i += 2
+            continue
+        merged.append(s)
+        i += 1
+    out: list[str] = []
+    for s in merged:
+        out.extend(_cut_long(s))
+    return out
+
+
+_TERMINATOR = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)(\s+)")
+
+
+def _split_block(block: str) -> list[str]:
+    block = normalise(block)
+    if not block:
+        return []
+    result: list[str] = []
+    start = 0
+    for m in _TERMINATOR.finditer(block):
+        end = m.end(2)
+        after = block[m.end() :]
+        before = block[start : m.start()]
+        if not after:
+            continue
+        if m.group(1).startswith(".") and len(m.group(1)) == 1 and not _period_ends(before, after):
+            continue
+        if m.group(1)[0] in "!?" or _starts_sentence(after) or len(m.group(1)) > 1:
+            if len(m.group(1)) > 1 and not _starts_sentence(after):
+                continue
+            piece = block[start:end].strip()
+            if piece:
+                result.append(piece)
+            start = m.end()
+    tail = block[start:].strip()
+    if tail:
+        result.append(tail)
+    return result
+
+
+def _starts_sentence(after: str) -> bool:
+    ch = after[:1]
+    return bool(ch) and (ch.isupper() or ch.isdigit() or ch in "\"'\u201c\u2018([$£€#*-")
+
+
+def _period_ends(before: str, after: str) -> bool:
+    if not _starts_sentence(after):
+        return False
+    word_m = re.search(r"(\S+)$", before)
+    word = word_m.group(1) if word_m else ""
+    bare = word.lower().lstrip("(\"'\u201c\u2018")
+    next_word = re.match(r"[\"'\u201c\u2018(]*([\w'-]+)", after)
+    nw = next_word.group(1).lower() if next_word else ""
+    if bare == "no":
+        return not after[:1].isdigit()
+    if bare in _ABBREV_NEVER:
+        return False
+    if len(bare) == 1 and bare.isalpha() and word[:1].isupper():
+        return False  # an initial: "J. Smith"
+    if bare in _ABBREV_CAPITAL:
+        return after[:1].isupper() and not _CALENDAR_WORD.fullmatch(nw)
+    if re.fullmatch(r"(?:[a-z]\.)+[a-z]", bare):  # "e.g", "u.s.a"
+        return bare in _ABBREV_AMBIGUOUS and nw in _OPENERS
+    if bare in _ABBREV_AMBIGUOUS:
+        return nw in _OPENERS
+    return True
+
+
+def _cut_long(sentence: str, limit: int = MAX_PART_CHARS) -> list[str]:
+    if len(sentence) <= limit:
+        return [sentence]
+    for sep in ("; ", ", ", " "):
+        pieces = sentence.split(sep)
+        if len(pieces) == 1:
+            continue
+        out: list[str] = []
+        cur = ""
+        for piece in pieces:
+            cand = f"{cur}{sep}{piece}" if cur else piece
+            if len(cand) <= limit or not cur:
+                cur = cand
+            else:
+                out.append(cur.rstrip(";,") if sep != " " else cur)
+                cur = piece
+        if cur:
+            out.append(cur)
+        if all(len(p) <= limit for p in out):
+            return [p.strip() for p in out if p.strip()]
+        # some piece still too long: cut those further
+        final: list[str] = []
+        for p in out:
+            final.extend(_cut_long(p, limit) if len(p) > limit else [p])
+        return [p.strip() for p in final if p.strip()]
+    return [sentence[i : i + limit] for i in range(0, len(sentence), limit)]

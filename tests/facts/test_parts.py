@@ -1,0 +1,121 @@
+"""Splitting source text into parts (apps.facts.extraction.parts): one sentence, list item, table row
+or question-and-answer each, under its heading breadcrumb, with a whitespace-insensitive hash."""
+
+from __future__ import annotations
+
+from apps.facts.extraction.parts import MAX_PART_CHARS, normalise, part_hash, split_parts, split_sentences
+
+PAGE = """# Sunny Bakery
+
+Fresh bread every day. Open Mon. to Fri. 7 a.m. to 3 p.m. Closed Sat. and Sun.
+
+## Prices
+- Sourdough loaf: $8
+- Rye: $7.50
+  (sliced on request)
+* **Croissant** $3
+
+Hours
+-----
+Mon-Fri: 7am-3pm
+
+**Delivery:**
+We deliver within 5 miles. Dr. Smith St. is our street.
+
+| Item | Price |
+|---|---|
+| Baguette | $4 |
+
+Do you deliver? Yes, within 5 miles. Is it free? No.
+Visit [our shop](https://x.example/shop) for more.
+"""
+
+
+def texts(text: str) -> list[tuple[str, str]]:
+    return [(p.heading, p.text) for p in split_parts(text)]
+
+
+def test_page_is_split_under_heading_breadcrumbs() -> None:
+    assert texts(PAGE) == [
+        ("Sunny Bakery", "Fresh bread every day."),
+        ("Sunny Bakery", "Open Mon. to Fri. 7 a.m. to 3 p.m."),
+        ("Sunny Bakery", "Closed Sat. and Sun."),
+        ("Sunny Bakery > Prices", "Sourdough loaf: $8"),
+        ("Sunny Bakery > Prices", "Rye: $7.50 (sliced on request)"),
+        ("Sunny Bakery > Prices", "Croissant $3"),
+        ("Sunny Bakery > Hours", "Mon-Fri: 7am-3pm"),
+        ("Sunny Bakery > Hours > Delivery", "We deliver within 5 miles."),
+        ("Sunny Bakery > Hours > Delivery", "Dr. Smith St. is our street."),
+        ("Sunny Bakery > Hours", "Baguette: $4"),
+        ("Sunny Bakery > Hours", "Do you deliver? Yes, within 5 miles."),
+        ("Sunny Bakery > Hours", "Is it free? No."),
+        ("Sunny Bakery > Hours", "Visit our shop (https://x.example/shop) for more."),
+    ]
+
+
+def test_headings_replace_siblings_and_pop_deeper_levels() -> None:
+    text = "# A\n## B\nOne.\n### C\nTwo.\n## D\nThree.\n# E\nFour."
+    assert texts(text) == [("A > B", "One."), ("A > B > C", "Two."), ("A > D", "Three."), ("E", "Four.")]
+
+
+def test_sentence_splitting_respects_abbreviations_times_and_days() -> None:
+    assert split_sentences(
+        "It costs $8. E.g. the rye is $7. We open at 7 a.m. Sunday too. Apt. 4B is ours. See you!"
+    ) == [
+        "It costs $8.",
+        "E.g. the rye is $7.",
+        "We open at 7 a.m. Sunday too.",
+        "Apt. 4B is ours.",
+        "See you!",
+    ]
+    assert split_sentences(
+        "We're at 12 Main St. Call us. Open 9 a.m. We close at 5 p.m. Tuesday to Friday."
+    ) == [
+        "We're at 12 Main St.",
+        "Call us.",
+        "Open 9 a.m.",
+        "We close at 5 p.m. Tuesday to Friday.",
+    ]
+    assert split_sentences("Prices are approx. 10% lower online. Thanks!") == [
+        "Prices are approx. 10% lower online.",
+        "Thanks!",
+    ]
+
+
+def test_question_keeps_its_answer_but_not_the_next_question() -> None:
+    assert split_sentences(
+        "Do you deliver? Yes, within 5 miles. Is it free? No. Any nuts? Can I pay by card?"
+    ) == [
+        "Do you deliver? Yes, within 5 miles.",
+        "Is it free? No.",
+        "Any nuts?",
+        "Can I pay by card?",
+    ]
+
+
+def test_short_unpunctuated_lines_are_separate_parts() -> None:
+    assert texts("Monday to Friday\nSaturday 9am-1pm\nClosed Sunday") == [
+        ("", "Monday to Friday"),
+        ("", "Saturday 9am-1pm"),
+        ("", "Closed Sunday"),
+    ]
+    # a wrapped sentence joins up again
+    assert texts("We deliver to all of Brooklyn and\nQueens on weekdays.") == [
+        ("", "We deliver to all of Brooklyn and Queens on weekdays.")
+    ]
+
+
+def test_empty_and_long_input() -> None:
+    assert split_parts("") == [] and split_parts("  \n\t ") == []
+    long_parts = split_parts("word, " * 300)
+    assert len(long_parts) > 1 and all(len(p.text) <= MAX_PART_CHARS for p in long_parts)
+    blob = split_parts("x" * 1500)
+    assert [len(p.text) for p in blob] == [600, 600, 300]
+
+
+def test_hash_ignores_whitespace_only() -> None:
+    assert normalise("  Open\n Monday\tto Friday ") == "Open Monday to Friday"
+    assert part_hash("Open  Monday") == part_hash(" Open Monday\n")
+    assert part_hash("Sourdough is $8.") != part_hash("Sourdough is $9.")
+    parts = split_parts("Open Monday.\n\nOpen   Monday.")
+    assert parts[0].hash == parts[1].hash == part_hash("Open Monday.")

@@ -11,8 +11,9 @@ urlpatterns = [
     path("healthz", views_public.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("apps.accounts.urls")),
+    path("console/", include("apps.portal.console_urls")),
     path("api/v1/", include("apps.tenants.api_urls")),
     path("api/v1/", include("apps.chat.api_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SpectacularAPIView.as_view(urlconf="xorventa.urls_public"), name="api-schema"),
     path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
 ]

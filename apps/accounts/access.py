@@ -21,15 +21,23 @@ def business_role(user: User | AnonymousUser, business: Business) -> Role | None
     """The role ``user`` holds over ``business``: direct membership, or admin of its reseller."""
     if not user.is_authenticated:
         return None
-    direct = Membership.objects.filter(user_id=user.pk, business_id=business.pk).values_list("role", flat=True).first()
+    direct = (
+        Membership.objects.filter(user_id=user.pk, business_id=business.pk)
+        .values_list("role", flat=True)
+        .first()
+    )
     if direct:
         return Role(direct)
-    if Membership.objects.filter(user_id=user.pk, reseller_id=business.reseller_id, role=Role.RESELLER_ADMIN).exists():
+    if Membership.objects.filter(
+        user_id=user.pk, reseller_id=business.reseller_id, role=Role.RESELLER_ADMIN
+    ).exists():
         return Role.RESELLER_ADMIN
     return None
 
 
-def access_business(user: User | AnonymousUser, business: Business, *, roles: frozenset[Role] = BUSINESS_ROLES_ALL) -> Role:
+def access_business(
+    user: User | AnonymousUser, business: Business, *, roles: frozenset[Role] = BUSINESS_ROLES_ALL
+) -> Role:
     role = business_role(user, business)
     if role is None or role not in roles:
         raise Http404("No such business.")
@@ -43,9 +51,12 @@ def resellers_administered(user: User | AnonymousUser) -> list[Reseller]:
 
 
 def access_reseller(user: User | AnonymousUser, reseller: Reseller) -> Reseller:
-    if not user.is_authenticated or not Membership.objects.filter(
-        user_id=user.pk, reseller_id=reseller.pk, role=Role.RESELLER_ADMIN
-    ).exists():
+    if (
+        not user.is_authenticated
+        or not Membership.objects.filter(
+            user_id=user.pk, reseller_id=reseller.pk, role=Role.RESELLER_ADMIN
+        ).exists()
+    ):
         raise Http404("No such reseller.")
     return reseller
 

@@ -61,7 +61,9 @@ def invitation_accept(*, token: str, password: str) -> User:
     else:
         user.set_password(password)
         user.save(update_fields=["password"])
-    membership_grant(user=user, role=Role(invitation.role), business=invitation.business, reseller=invitation.reseller)
+    membership_grant(
+        user=user, role=Role(invitation.role), business=invitation.business, reseller=invitation.reseller
+    )
     invitation.accepted_at = timezone.now()
     invitation.save(update_fields=["accepted_at"])
     return user
@@ -71,7 +73,11 @@ def membership_grant(
     *, user: User, role: Role, business: Business | None = None, reseller: Reseller | None = None
 ) -> Membership:
     if role == Role.RESELLER_ADMIN:
-        membership, _ = Membership.objects.update_or_create(user=user, reseller=reseller, defaults={"role": role})
+        membership, _ = Membership.objects.update_or_create(
+            user=user, reseller=reseller, defaults={"role": role}
+        )
     else:
-        membership, _ = Membership.objects.update_or_create(user=user, business=business, defaults={"role": role})
+        membership, _ = Membership.objects.update_or_create(
+            user=user, business=business, defaults={"role": role}
+        )
     return membership

@@ -18,6 +18,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -48,9 +49,20 @@ class AnswerOutput(serializers.Serializer[dict[str, Any]]):
     sources = serializers.ListField(child=serializers.CharField())
 
 
+class EventStreamRenderer(BaseRenderer):
+    """Lets content negotiation accept `Accept: text/event-stream`; the view streams the events itself."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return _sse("error", data if isinstance(data, dict) else {"detail": str(data)})
+
+
 class WidgetMessagesApi(APIView):
     authentication_classes: list[Any] = []  # the public key is the credential; no session, no CSRF
     permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         text = serializers.CharField(max_length=limits.MAX_MESSAGE_CHARS, trim_whitespace=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.chat.answering.base import get_answerer, unknown_reply
-from apps.chat.answering.sanitize import sanitize
 from django.utils import timezone
 
+from apps.chat.answering.base import get_answerer, unknown_reply
+from apps.chat.answering.sanitize import sanitize
 from apps.chat.models import Channel, Conversation, Decision, Message, Role
 from apps.chat.services import business_identity
 from apps.retrieval.search import RetrievalOptions, retrieve

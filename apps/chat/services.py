@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from apps.chat.answering.base import Answerer, get_answerer, unknown_reply
-from apps.chat.answering.gate import gate
-from apps.chat.answering.sanitize import sanitize
 from django.db import transaction
 from django.utils import timezone
 
+from apps.chat.answering.base import Answerer, get_answerer, unknown_reply
+from apps.chat.answering.gate import gate
+from apps.chat.answering.sanitize import sanitize, sanitize_stream
 from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
@@ -113,16 +113,27 @@ class Turn:
     answerer_name: str = ""
     speculative_hit: bool = False
     gap_ticket_id: int | None = None
+    used_fact_ids: list[int] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def sources(self) -> list[str]:
+        """Where the answer's facts came from, newest first: metadata from retrieval, never written by
+        the model. Only the facts the answerer used, when it says which."""
+        used = set(self.used_fact_ids)
+        refs = [
+            ref
+            for topic in self.context
+            for fact in topic.facts
+            if not used or fact.id in used
+            for ref in fact.sources
+        ]
         labels: list[str] = []
-        for topic in self.context:
-            for ref in topic.sources:
-                if ref.label not in labels:
-                    labels.append(ref.label)
+        for ref in sorted(refs, key=lambda r: r.learned_on, reverse=True):
+            if ref.label not in labels:
+                labels.append(ref.label)
         return labels[:3]
 
 
@@ -201,49 +212,33 @@ def turn_begin(
 
 
 def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
-    """The answer's text, sanitised, in chunks as the answerer produces them."""
+    """The answer's text, sanitised, in chunks as the answerer produces them. The sanitiser keeps the
+    joined text safe at every cut (a link or tag split across chunks is held back until complete)."""
     if turn.fixed_reply is not None:
         yield sanitize(turn.fixed_reply, allowed_hosts=turn.allowed_hosts)
         return
     answerer = answerer or get_answerer()
     turn.answerer_name = answerer.name
-    pending = ""
-    first = True
-    for chunk in answerer.stream(
+    stream = answerer.stream(
         question=turn.question,
         history=turn.history,
         context=turn.context,
         business_name=turn.business_name,
         on=turn.on,
-    ):
+    )
+    first = True
+    for chunk in sanitize_stream(stream, allowed_hosts=turn.allowed_hosts):
         if first:
             turn.timings["first_token_ms"] = round((time.perf_counter() - turn.started) * 1000, 2)
             first = False
-        pending += chunk
-        safe, pending = _split_safe(pending)
-        if safe:
-            yield sanitize(safe, allowed_hosts=turn.allowed_hosts)
-    if pending:
-        yield sanitize(pending, allowed_hosts=turn.allowed_hosts)
-
-
-def _split_safe(text: str) -> tuple[str, str]:
-    """Cut streamed text where no link, image or tag is half-written, so each part sanitises alone."""
-    cut = len(text)
-    for opener in ("<", "[", "!["):
-        index = text.rfind(opener)
-        if index != -1 and (
-            (opener == "<" and ">" not in text[index:]) or (opener != "<" and ")" not in text[index:])
-        ):
-            cut = min(cut, index)
-    for scheme in ("http", "www.", "javascript", "data:"):
-        index = text.lower().rfind(scheme)
-        if index != -1 and not any(ch.isspace() for ch in text[index:]):
-            cut = min(cut, index)
-    space = text.rfind(" ", 0, cut)
-    if cut == len(text) and space != -1:
-        cut = space + 1
-    return text[:cut], text[cut:]
+        yield chunk
+    final = getattr(stream, "answer", None)
+    if final is not None:
+        # The answerer may find the facts do not answer the question after all ("Do you take Amex?"
+        # given "We accept Visa and cash"): that is a question for the owner too.
+        turn.decision = Decision.UNKNOWN if final.decision == "unknown" else Decision.ANSWER
+        turn.used_fact_ids = list(final.used_fact_ids)
+        turn.flags = list(getattr(final, "flags", ()))
 
 
 @transaction.atomic
@@ -253,6 +248,15 @@ def turn_finish(turn: Turn, text: str) -> Message:
     turn.timings.setdefault("first_token_ms", turn.timings["total_ms"])
     conversation = Conversation.objects.get(pk=turn.conversation_id)
     result = turn.retrieval
+    if turn.decision == Decision.UNKNOWN and turn.gap_ticket_id is None and result is not None:
+        recorded = gap_record(
+            question=turn.question,
+            top_similarity=result.top_similarity,
+            retrieval_log=result.log,
+            conversation_id=conversation.pk,
+            visitor_id=conversation.visitor_id,
+        )
+        turn.gap_ticket_id = recorded.ticket.pk if recorded.ticket else None
     message = Message.objects.create(
         conversation=conversation,
         role=Role.ASSISTANT,

@@ -77,7 +77,9 @@ class SourceVersion(models.Model):
     facts_confirmed = models.PositiveIntegerField(default=0)
     facts_retired = models.PositiveIntegerField(default=0)
     disagreements = models.PositiveIntegerField(default=0)
-    skipped_parts = models.JSONField(default=list, blank=True, help_text="Parts that could not be read, and why")
+    skipped_parts = models.JSONField(
+        default=list, blank=True, help_text="Parts that could not be read, and why"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -102,7 +104,9 @@ class SourcePart(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["source", "hash"], condition=Q(removed_in__isnull=True), name="one_present_part_per_hash"
+                fields=["source", "hash"],
+                condition=Q(removed_in__isnull=True),
+                name="one_present_part_per_hash",
             )
         ]
 
@@ -134,16 +138,25 @@ class Fact(models.Model):
     learned_at = models.DateTimeField(db_index=True)
     valid_from = models.DateField(null=True, blank=True)
     valid_to = models.DateField(null=True, blank=True)
-    source_kind = models.CharField(max_length=20, choices=SourceKind.choices, help_text="Kind of its first source")
+    source_kind = models.CharField(
+        max_length=20, choices=SourceKind.choices, help_text="Kind of its first source"
+    )
     origin = models.ForeignKey(SourceVersion, on_delete=models.PROTECT, related_name="facts_created")
     question = models.TextField(blank=True, help_text="The question an owner answered, when it came from one")
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC)
     replaces = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="replaced_by")
-    status = models.CharField(max_length=10, choices=FactStatus.choices, default=FactStatus.LIVE, db_index=True)
+    status = models.CharField(
+        max_length=10, choices=FactStatus.choices, default=FactStatus.LIVE, db_index=True
+    )
     retired_at = models.DateTimeField(null=True, blank=True)
     retired_reason = models.CharField(max_length=300, blank=True)
     retired_by = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+", help_text="The fact that replaced it"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The fact that replaced it",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -153,7 +166,9 @@ class Fact(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="valid_range_ordered",
-                condition=Q(valid_from__isnull=True) | Q(valid_to__isnull=True) | Q(valid_from__lte=models.F("valid_to")),
+                condition=Q(valid_from__isnull=True)
+                | Q(valid_to__isnull=True)
+                | Q(valid_from__lte=models.F("valid_to")),
             )
         ]
 
@@ -171,7 +186,9 @@ class Evidence(models.Model):
     fact = models.ForeignKey(Fact, on_delete=models.PROTECT, related_name="evidence")
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="evidence")
     version = models.ForeignKey(SourceVersion, on_delete=models.PROTECT, related_name="evidence")
-    part = models.ForeignKey(SourcePart, null=True, blank=True, on_delete=models.PROTECT, related_name="evidence")
+    part = models.ForeignKey(
+        SourcePart, null=True, blank=True, on_delete=models.PROTECT, related_name="evidence"
+    )
     kind = models.CharField(max_length=20, choices=SourceKind.choices)
     added_at = models.DateTimeField()
     withdrawn_at = models.DateTimeField(null=True, blank=True)
@@ -195,7 +212,9 @@ class FactEvent(models.Model):
     fact = models.ForeignKey(Fact, on_delete=models.PROTECT, related_name="events")
     kind = models.CharField(max_length=20, choices=EventKind.choices)
     reason = models.CharField(max_length=500)
-    version = models.ForeignKey(SourceVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    version = models.ForeignKey(
+        SourceVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     related = models.ForeignKey(Fact, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     actor = models.CharField(max_length=200, blank=True, help_text="Who acted, for owner actions (email)")
     at = models.DateTimeField()
@@ -217,16 +236,114 @@ class Disagreement(models.Model):
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="disagreements")
     version = models.ForeignKey(SourceVersion, on_delete=models.PROTECT, related_name="disagreements_found")
     part = models.ForeignKey(SourcePart, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    candidate = models.JSONField(help_text="The contradicting record as extracted (topic, aspect, statement...)")
+    candidate = models.JSONField(
+        help_text="The contradicting record as extracted (topic, aspect, statement...)"
+    )
     statement = models.TextField()
-    status = models.CharField(max_length=10, choices=DisagreementStatus.choices, default=DisagreementStatus.OPEN)
+    status = models.CharField(
+        max_length=10, choices=DisagreementStatus.choices, default=DisagreementStatus.OPEN
+    )
     created_at = models.DateTimeField()
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.CharField(max_length=200, blank=True)
-    resulting_fact = models.ForeignKey(Fact, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    resulting_fact = models.ForeignKey(
+        Fact, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.statement} (vs {self.fact.statement})"
+
+
+# ----------------------------------------------------------------------------------------------
+# Ingestion: the business's website settings and the tracked jobs that read sources in (issue 7).
+# They hold progress and reports only; the knowledge itself is written by services.source_ingest.
+
+
+class SyncSchedule(models.TextChoices):
+    DAILY = "daily", "Daily"
+    WEEKLY = "weekly", "Weekly"
+    OFF = "off", "Off (only on demand)"
+
+
+class WebsiteSettings(models.Model):
+    """The business's website and how it is kept in sync. One row per business (its schema)."""
+
+    start_url = models.URLField(max_length=500, blank=True, help_text="The page the crawl starts from")
+    schedule = models.CharField(max_length=10, choices=SyncSchedule.choices, default=SyncSchedule.DAILY)
+    max_pages = models.PositiveIntegerField(default=50)
+    max_depth = models.PositiveSmallIntegerField(default=3, help_text="Link hops from the start page")
+    last_sync_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "website settings"
+        verbose_name_plural = "website settings"
+        # One row per schema: services always use pk=1.
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="one_website_settings_row")]
+
+    def __str__(self) -> str:
+        return self.start_url or "(no website yet)"
+
+
+class JobKind(models.TextChoices):
+    CRAWL = "crawl", "Website crawl"
+    RESYNC = "resync", "Website re-sync"
+    UPLOAD = "upload", "Document upload"
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+def _document_upload_to(instance: models.Model, filename: str) -> str:
+    from apps.tenants.db import current_schema
+
+    # Files of each business under its own folder, so one business's uploads never mix with another's.
+    return f"{current_schema()}/documents/{filename}"
+
+
+class IngestionJob(models.Model):
+    """One tracked ingestion (crawl, re-sync or upload): its progress, errors and change report.
+
+    Re-runnable by id: ``attempt`` is bumped by each run, and a run whose attempt is no longer the
+    current one stops writing (see apps.facts.ingestion)."""
+
+    kind = models.CharField(max_length=10, choices=JobKind.choices)
+    status = models.CharField(
+        max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True
+    )
+    target = models.CharField(max_length=500, help_text="Start URL, or the uploaded file's name")
+    file = models.FileField(upload_to=_document_upload_to, max_length=500, blank=True)
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC)
+    options = models.JSONField(default=dict, blank=True, help_text="Crawl limits used by this job")
+    total = models.PositiveIntegerField(default=0, help_text="Pages (or files) known so far")
+    done = models.PositiveIntegerField(default=0)
+    facts_added = models.PositiveIntegerField(default=0)
+    facts_retired = models.PositiveIntegerField(default=0)
+    disagreements = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True, help_text="[{url or file, error}]")
+    report = models.JSONField(default=dict, blank=True, help_text="The change report")
+    error = models.TextField(blank=True, help_text="Why the job as a whole failed")
+    attempt = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.CharField(max_length=200, blank=True, help_text="Who started it (email or system)")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["kind", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk}: {self.target}"
+
+    @property
+    def progress(self) -> str:
+        return f"{self.done}/{self.total}" if self.total else f"{self.done}"

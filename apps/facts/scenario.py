@@ -12,8 +12,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
-from datetime import timezone as tz
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -137,14 +136,22 @@ class ScenarioReport:
                     "ask": q.ask,
                     "on": q.on.isoformat(),
                     **{
-                        name: {"pass": c.passed, "text": c.text, "missing": c.missing, "forbidden": c.forbidden}
+                        name: {
+                            "pass": c.passed,
+                            "text": c.text,
+                            "missing": c.missing,
+                            "forbidden": c.forbidden,
+                        }
                         for name, c in q.columns.items()
                     },
                 }
                 for q in self.questions
             ],
             "summary": {
-                **{name: {"passed": self.passed(name), "total": len(self.questions)} for name in self.column_names},
+                **{
+                    name: {"passed": self.passed(name), "total": len(self.questions)}
+                    for name in self.column_names
+                },
                 "disagreements": self.disagreements,
                 "disagreements_expected_at_least": self.expect_disagreements,
                 "ok": self.ok,
@@ -156,13 +163,23 @@ def scenario_play_events(scenario: Scenario) -> None:
     """Play the events in order, in the current business's schema. Events on one day keep their order."""
     for index, event in enumerate(scenario.events):
         day = event.on or scenario.today
-        read_at = datetime.combine(day, time(9, 0), tzinfo=tz.utc) + timedelta(minutes=index)
+        read_at = datetime.combine(day, time(9, 0), tzinfo=UTC) + timedelta(minutes=index)
         if event.source == "owner_answer":
-            owner_answer_record(question=event.question or "", answer=event.content, read_at=read_at,
-                                ref=event.ref or f"scenario-answer-{index}")
+            owner_answer_record(
+                question=event.question or "",
+                answer=event.content,
+                read_at=read_at,
+                ref=event.ref or f"scenario-answer-{index}",
+            )
         else:
-            source_ingest(kind=event.source, ref=event.ref or f"scenario-{event.source}-{index}", content=event.content,
-                          question=event.question or "", read_at=read_at, title=event.ref or "")
+            source_ingest(
+                kind=event.source,
+                ref=event.ref or f"scenario-{event.source}-{index}",
+                content=event.content,
+                question=event.question or "",
+                read_at=read_at,
+                title=event.ref or "",
+            )
 
 
 def scenario_ask(scenario: Scenario, columns: dict[str, Column]) -> ScenarioReport:
@@ -174,6 +191,9 @@ def scenario_ask(scenario: Scenario, columns: dict[str, Column]) -> ScenarioRepo
             result.columns[name] = check_text(column(question, on), question)
         results.append(result)
     return ScenarioReport(
-        name=scenario.name, questions=results, disagreements=Disagreement.objects.count(),
-        expect_disagreements=scenario.expect.disagreements_at_least, column_names=list(columns),
+        name=scenario.name,
+        questions=results,
+        disagreements=Disagreement.objects.count(),
+        expect_disagreements=scenario.expect.disagreements_at_least,
+        column_names=list(columns),
     )

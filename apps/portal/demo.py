@@ -46,4 +46,10 @@ def demo_seed(log: Callable[[str], object] = print) -> Business:
     from apps.portal.demo_knowledge import demo_knowledge_seed
 
     demo_knowledge_seed(business, log=log)
+    from apps.portal.demo_site import demo_crawl_seed
+
+    demo_crawl_seed(business, log=log)
+    from apps.portal.demo_conversations import demo_conversations_seed
+
+    demo_conversations_seed(business, log=log)
     return business

@@ -41,7 +41,8 @@ class TenantRoutingMiddleware:
             return HttpResponseNotFound("Not found.", content_type="text/plain")
         request.tenant_prefix = ""
         if route.business is None:
-            request.tenant = None  # type: ignore[attr-defined]
+            # No `request.tenant` on the public site: django-tenants' admin reads its absence as
+            # "public schema" (code must use getattr(request, "tenant", None)).
             request.urlconf = settings.PUBLIC_SCHEMA_URLCONF  # type: ignore[attr-defined]
         else:
             business = route.business

@@ -3,14 +3,21 @@ failure here is the rules' fault, not extraction's."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
-from datetime import timezone as tz
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
 
-from apps.facts.models import Disagreement, Evidence, Fact, FactEvent, FactStatus, SourceVersion, VersionOutcome
+from apps.facts.models import (
+    Disagreement,
+    Evidence,
+    Fact,
+    FactEvent,
+    FactStatus,
+    SourceVersion,
+    VersionOutcome,
+)
 from apps.facts.selectors import knowledge_text
 from apps.facts.services import (
     KnowledgeInputError,
@@ -21,7 +28,7 @@ from apps.facts.services import (
     source_retire,
 )
 
-T0 = datetime(2026, 11, 2, 9, 0, tzinfo=tz.utc)
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
 
 def at(minutes: int) -> datetime:
@@ -32,14 +39,37 @@ PRICE8 = {"topic": "Sourdough", "aspect": "price", "statement": "Sourdough loaf 
 PRICE9 = {"topic": "Sourdough", "aspect": "price", "statement": "Sourdough is now $9 a loaf.", "value": "$9"}
 PRICE850 = {"topic": "Sourdough", "aspect": "price", "statement": "Sourdough is $8.50.", "value": "$8.50"}
 PRICE10 = {"topic": "Sourdough", "aspect": "price", "statement": "Sourdough loaves are $10.", "value": "$10"}
-RADIUS5 = {"topic": "Delivery", "aspect": "delivery radius", "statement": "Delivery within 5 miles.", "value": "5 miles"}
+RADIUS5 = {
+    "topic": "Delivery",
+    "aspect": "delivery radius",
+    "statement": "Delivery within 5 miles.",
+    "value": "5 miles",
+}
 FEE5 = {"topic": "Delivery", "aspect": "delivery fee", "statement": "Delivery costs $5.", "value": "$5"}
-RADIUS10 = {"topic": "Delivery", "aspect": "delivery radius", "statement": "Delivery within 10 miles.", "value": "10 miles"}
-GIFT = {"topic": "Gift cards", "aspect": "availability", "statement": "Gift cards are available in store.", "value": "yes"}
-HOURS = {"topic": "Opening hours", "aspect": "hours monday-friday", "statement": "Open Monday to Friday, 7 AM to 3 PM.", "value": "7 AM-3 PM"}
+RADIUS10 = {
+    "topic": "Delivery",
+    "aspect": "delivery radius",
+    "statement": "Delivery within 10 miles.",
+    "value": "10 miles",
+}
+GIFT = {
+    "topic": "Gift cards",
+    "aspect": "availability",
+    "statement": "Gift cards are available in store.",
+    "value": "yes",
+}
+HOURS = {
+    "topic": "Opening hours",
+    "aspect": "hours monday-friday",
+    "statement": "Open Monday to Friday, 7 AM to 3 PM.",
+    "value": "7 AM-3 PM",
+}
 HOLIDAY = {
-    "topic": "Opening hours", "aspect": "hours monday-friday", "statement": "Open until 6pm Monday to Friday.",
-    "value": "until 6pm", "valid_to": date(2026, 12, 24),
+    "topic": "Opening hours",
+    "aspect": "hours monday-friday",
+    "statement": "Open until 6pm Monday to Friday.",
+    "value": "until 6pm",
+    "valid_to": date(2026, 12, 24),
 }
 
 SCRIPT = {
@@ -61,7 +91,9 @@ def ex(scripted):
 
 
 def live(topic: str) -> list[str]:
-    return list(Fact.objects.filter(topic__name=topic, status=FactStatus.LIVE).values_list("statement", flat=True))
+    return list(
+        Fact.objects.filter(topic__name=topic, status=FactStatus.LIVE).values_list("statement", flat=True)
+    )
 
 
 def web(ex, content, minutes, ref="https://sunny.example/"):
@@ -89,8 +121,13 @@ def test_rule1_changed_page_processes_only_new_parts_and_retires_removed_only(bu
             calls.append(text)
             return ex.extract(text, context)
 
-    result = source_ingest(kind="website", ref="https://sunny.example/", content="Sourdough loaf is $8. Delivery within 5 miles for $5.",
-                           read_at=at(5), extractor=Spy())
+    result = source_ingest(
+        kind="website",
+        ref="https://sunny.example/",
+        content="Sourdough loaf is $8. Delivery within 5 miles for $5.",
+        read_at=at(5),
+        extractor=Spy(),
+    )
     assert calls == ["Delivery within 5 miles for $5."]
     assert live("Gift cards") == []
     retired = Fact.objects.get(topic__name="Gift cards")
@@ -101,7 +138,13 @@ def test_rule1_changed_page_processes_only_new_parts_and_retires_removed_only(bu
 
 def test_rule1_removed_part_never_retires_a_fact_another_source_states(business, ex):
     web(ex, "Gift cards available in store.", 0)
-    source_ingest(kind="document", ref="flyer.txt", content="Gift cards available in store.", read_at=at(1), extractor=ex)
+    source_ingest(
+        kind="document",
+        ref="flyer.txt",
+        content="Gift cards available in store.",
+        read_at=at(1),
+        extractor=ex,
+    )
     fact = Fact.objects.get(topic__name="Gift cards")
     assert fact.evidence.count() == 2
     web(ex, "Sourdough loaf is $8.", 2)
@@ -112,8 +155,13 @@ def test_rule1_removed_part_never_retires_a_fact_another_source_states(business,
 
 def test_rule2_newer_replaces_older_and_detail_replaces_nothing(business, ex):
     web(ex, "Delivery within 5 miles for $5.", 0)
-    result = source_ingest(kind="document", ref="update.txt", content="Our delivery area has grown to 10 miles.",
-                           read_at=at(1), extractor=ex)
+    result = source_ingest(
+        kind="document",
+        ref="update.txt",
+        content="Our delivery area has grown to 10 miles.",
+        read_at=at(1),
+        extractor=ex,
+    )
     assert sorted(live("Delivery")) == ["Delivery costs $5.", "Delivery within 10 miles."]
     old = Fact.objects.get(statement="Delivery within 5 miles.")
     new = Fact.objects.get(statement="Delivery within 10 miles.")
@@ -124,15 +172,26 @@ def test_rule2_newer_replaces_older_and_detail_replaces_nothing(business, ex):
 
 def test_rule3_owner_answer_beats_documents_and_records_a_disagreement(business, ex):
     web(ex, "Sourdough loaf is $8.", 0)
-    source_ingest(kind="document", ref="price.txt", content="Sourdough is now $9 a loaf.", read_at=at(1), extractor=ex)
-    owner_answer_record(question="How much is the sourdough?", answer="Sourdough is $8.50.", read_at=at(2), extractor=ex)
-    flyer = source_ingest(kind="document", ref="flyer.txt", content="Sourdough loaves $10.", read_at=at(3), extractor=ex)
+    source_ingest(
+        kind="document", ref="price.txt", content="Sourdough is now $9 a loaf.", read_at=at(1), extractor=ex
+    )
+    owner_answer_record(
+        question="How much is the sourdough?", answer="Sourdough is $8.50.", read_at=at(2), extractor=ex
+    )
+    flyer = source_ingest(
+        kind="document", ref="flyer.txt", content="Sourdough loaves $10.", read_at=at(3), extractor=ex
+    )
     assert live("Sourdough") == ["Sourdough is $8.50."]
     assert len(flyer.disagreements) == 1 and flyer.added == []
     disagreement = Disagreement.objects.get()
-    assert disagreement.statement == "Sourdough loaves are $10." and disagreement.fact.statement == "Sourdough is $8.50."
+    assert (
+        disagreement.statement == "Sourdough loaves are $10."
+        and disagreement.fact.statement == "Sourdough is $8.50."
+    )
     # Not discarded, and re-reading the same flyer does not duplicate it.
-    source_ingest(kind="document", ref="flyer.txt", content="Sourdough loaves $10.", read_at=at(4), extractor=ex)
+    source_ingest(
+        kind="document", ref="flyer.txt", content="Sourdough loaves $10.", read_at=at(4), extractor=ex
+    )
     assert Disagreement.objects.count() == 1
 
 
@@ -144,7 +203,9 @@ def test_rule3_newer_owner_answer_replaces_older_owner_answer(business, ex):
 
 def test_rule3_accepting_a_disagreement_applies_the_source_value(business, ex):
     owner_answer_record(question="Price?", answer="Sourdough is $8.50.", read_at=at(0), extractor=ex)
-    source_ingest(kind="document", ref="flyer.txt", content="Sourdough loaves $10.", read_at=at(1), extractor=ex)
+    source_ingest(
+        kind="document", ref="flyer.txt", content="Sourdough loaves $10.", read_at=at(1), extractor=ex
+    )
     disagreement_resolve(disagreement=Disagreement.objects.get(), accept=True, actor="owner@sunny.example")
     assert live("Sourdough") == ["Sourdough loaves are $10."]
     assert Disagreement.objects.get().status == "accepted"
@@ -152,9 +213,16 @@ def test_rule3_accepting_a_disagreement_applies_the_source_value(business, ex):
 
 def test_rule4_temporary_never_replaces_permanent_which_applies_again(business, ex):
     web(ex, "Open Monday to Friday, 7 AM to 3 PM.", 0)
-    owner_answer_record(question="Holiday hours?", answer="Open until 6pm Monday to Friday until Dec 24.", read_at=at(1),
-                        extractor=ex)
-    assert sorted(live("Opening hours")) == ["Open Monday to Friday, 7 AM to 3 PM.", "Open until 6pm Monday to Friday."]
+    owner_answer_record(
+        question="Holiday hours?",
+        answer="Open until 6pm Monday to Friday until Dec 24.",
+        read_at=at(1),
+        extractor=ex,
+    )
+    assert sorted(live("Opening hours")) == [
+        "Open Monday to Friday, 7 AM to 3 PM.",
+        "Open until 6pm Monday to Friday.",
+    ]
     during = knowledge_text(on=date(2026, 12, 1))
     assert "Until 24 December 2026 (temporary): Open until 6pm" in during
     assert "Usually, and again from 25 December 2026: Open Monday to Friday, 7 AM to 3 PM." in during
@@ -163,10 +231,19 @@ def test_rule4_temporary_never_replaces_permanent_which_applies_again(business, 
 
 
 def test_rule4_temporary_fact_may_start_in_the_future(business, ex):
-    winter = {"topic": "Opening hours", "aspect": "hours monday-friday", "statement": "Open 8 AM to 2 PM.",
-              "valid_from": date(2026, 12, 1), "valid_to": date(2027, 2, 28)}
-    owner_answer_record(question="Winter hours?", answer="Winter hours.", read_at=at(0),
-                        extractor=type(ex)({"Winter hours.": [winter]}))
+    winter = {
+        "topic": "Opening hours",
+        "aspect": "hours monday-friday",
+        "statement": "Open 8 AM to 2 PM.",
+        "valid_from": date(2026, 12, 1),
+        "valid_to": date(2027, 2, 28),
+    }
+    owner_answer_record(
+        question="Winter hours?",
+        answer="Winter hours.",
+        read_at=at(0),
+        extractor=type(ex)({"Winter hours.": [winter]}),
+    )
     web(ex, "Open Monday to Friday, 7 AM to 3 PM.", 1)
     before = knowledge_text(on=date(2026, 11, 15))
     assert "From 1 December 2026 to 28 February 2027 (upcoming): Open 8 AM to 2 PM." in before
@@ -177,8 +254,20 @@ def test_rule4_temporary_fact_may_start_in_the_future(business, ex):
 
 def test_rule5_retiring_a_source_retires_only_facts_only_it_states(business, ex):
     web(ex, "Gift cards available in store. Sourdough loaf is $8.", 0)
-    source_ingest(kind="document", ref="flyer.txt", content="Gift cards available in store.", read_at=at(1), extractor=ex)
-    doc = source_ingest(kind="document", ref="menu.txt", content="Delivery within 5 miles for $5.", read_at=at(2), extractor=ex)
+    source_ingest(
+        kind="document",
+        ref="flyer.txt",
+        content="Gift cards available in store.",
+        read_at=at(1),
+        extractor=ex,
+    )
+    doc = source_ingest(
+        kind="document",
+        ref="menu.txt",
+        content="Delivery within 5 miles for $5.",
+        read_at=at(2),
+        extractor=ex,
+    )
     source_retire(source=doc.version.source, reason="Old menu")
     source_retire(source=Fact.objects.get(topic__name="Gift cards").origin.source)
     assert live("Delivery") == []
@@ -188,7 +277,9 @@ def test_rule5_retiring_a_source_retires_only_facts_only_it_states(business, ex)
 
 def test_rule6_restore_a_wrong_replacement(business, ex):
     web(ex, "Sourdough loaf is $8.", 0)
-    source_ingest(kind="document", ref="price.txt", content="Sourdough is now $9 a loaf.", read_at=at(1), extractor=ex)
+    source_ingest(
+        kind="document", ref="price.txt", content="Sourdough is now $9 a loaf.", read_at=at(1), extractor=ex
+    )
     old = Fact.objects.get(statement="Sourdough loaf is $8.")
     fact_restore(fact=old, reason="The price sheet was a draft", actor="owner@sunny.example")
     assert live("Sourdough") == ["Sourdough loaf is $8."]
@@ -216,20 +307,35 @@ def test_rule6_fact_history_cannot_be_edited_deleted_or_truncated_in_sql(busines
     assert fact.statement == "Sourdough loaf is $8." and FactEvent.objects.filter(fact=fact).count() == 1
     # Retiring (status and reason) is allowed.
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE facts_fact SET status = 'retired', retired_reason = 'test' WHERE id = %s", [fact.pk])
+        cursor.execute(
+            "UPDATE facts_fact SET status = 'retired', retired_reason = 'test' WHERE id = %s", [fact.pk]
+        )
 
 
 def test_several_sources_keep_all_their_evidence(business, ex):
     web(ex, "Sourdough loaf is $8.", 0)
-    source_ingest(kind="document", ref="menu.txt", content="Sourdough loaf is $8.", read_at=at(1), extractor=ex)
+    source_ingest(
+        kind="document", ref="menu.txt", content="Sourdough loaf is $8.", read_at=at(1), extractor=ex
+    )
     fact = Fact.objects.get()
-    assert sorted(Evidence.objects.filter(fact=fact).values_list("kind", flat=True)) == ["document", "website"]
-    assert list(FactEvent.objects.filter(fact=fact).values_list("kind", flat=True)) == ["created", "confirmed"]
+    assert sorted(Evidence.objects.filter(fact=fact).values_list("kind", flat=True)) == [
+        "document",
+        "website",
+    ]
+    assert list(FactEvent.objects.filter(fact=fact).values_list("kind", flat=True)) == [
+        "created",
+        "confirmed",
+    ]
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("", "empty"), ("   \n ", "empty"), ("\x00\x01\x02binary" * 10, "does not look like text"), ("x" * 1_000_001, "limit")],
+    [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("\x00\x01\x02binary" * 10, "does not look like text"),
+        ("x" * 1_000_001, "limit"),
+    ],
 )
 def test_bad_input_gets_a_clear_error_and_writes_nothing(business, ex, content, message):
     with pytest.raises(KnowledgeInputError, match=message):
@@ -247,6 +353,11 @@ def test_a_failing_extractor_rolls_back_the_whole_event(business, ex):
             return ex.extract(text, context)
 
     with pytest.raises(RuntimeError):
-        source_ingest(kind="website", ref="https://sunny.example/", content="Sourdough loaf is $8. boom.", read_at=at(0),
-                      extractor=Exploding())
+        source_ingest(
+            kind="website",
+            ref="https://sunny.example/",
+            content="Sourdough loaf is $8. boom.",
+            read_at=at(0),
+            extractor=Exploding(),
+        )
     assert Fact.objects.count() == 0 and SourceVersion.objects.count() == 0

@@ -83,3 +83,13 @@ def test_thresholds_come_from_the_business_profile_not_literals(business):
     assert business_profile().origin == "calibrated for this business"
     _, turn, _ = ask("How much is a sourdough loaf?")
     assert turn.decision == "unknown"  # even a good match is below this business's (absurd) bar
+
+
+def test_merging_needs_both_meaning_and_the_same_subject():
+    from apps.gaps.services import same_question
+
+    assert same_question("Do you have parking for customers?", "Is there customer parking near the bakery?", 0.734)
+    assert same_question("Do you sell birthday candles?", "Do you have candles for birthday cakes?", 0.83)
+    assert not same_question("Are you open on Christmas day?", "Are you open on New Year's day?", 0.848)
+    assert not same_question("Do you deliver on Sundays?", "Do you deliver to Brooklyn?", 0.588)
+    assert same_question("What's your opinion on the stock market?", "Opinion on stocks?", 0.95)

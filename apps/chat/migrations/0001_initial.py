@@ -5,63 +5,141 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Conversation',
+            name="Conversation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('visitor_id', models.CharField(db_index=True, max_length=64)),
-                ('channel', models.CharField(choices=[('widget', 'Website widget'), ('api', 'HTTP API'), ('draft', 'Owner draft')], default='widget', max_length=10)),
-                ('origin', models.CharField(blank=True, max_length=300)),
-                ('contact', models.CharField(blank=True, help_text='Email or phone left by the visitor', max_length=200)),
-                ('contact_consent_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('last_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("visitor_id", models.CharField(db_index=True, max_length=64)),
+                (
+                    "channel",
+                    models.CharField(
+                        choices=[("widget", "Website widget"), ("api", "HTTP API"), ("draft", "Owner draft")],
+                        default="widget",
+                        max_length=10,
+                    ),
+                ),
+                ("origin", models.CharField(blank=True, max_length=300)),
+                (
+                    "contact",
+                    models.CharField(
+                        blank=True, help_text="Email or phone left by the visitor", max_length=200
+                    ),
+                ),
+                ("contact_consent_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("last_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['-last_at'],
+                "ordering": ["-last_at"],
             },
         ),
         migrations.CreateModel(
-            name='WidgetSettings',
+            name="WidgetSettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('display_name', models.CharField(blank=True, help_text='Defaults to the business name', max_length=120)),
-                ('primary_color', models.CharField(default='#2255aa', max_length=7)),
-                ('greeting', models.CharField(default='Hi! Ask me anything about us.', max_length=300)),
-                ('allowed_origins', models.JSONField(blank=True, default=list, help_text='Sites that may embed the widget, e.g. https://sunny.example')),
-                ('lead_capture_text', models.CharField(default="Leave your email or phone number and we'll tell you the answer. We use it only for this.", max_length=400)),
-                ('show_sources', models.BooleanField(default=True)),
-                ('daily_model_budget', models.PositiveIntegerField(default=500, help_text='Language-model calls per day')),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "display_name",
+                    models.CharField(blank=True, help_text="Defaults to the business name", max_length=120),
+                ),
+                ("primary_color", models.CharField(default="#2255aa", max_length=7)),
+                ("greeting", models.CharField(default="Hi! Ask me anything about us.", max_length=300)),
+                (
+                    "allowed_origins",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="Sites that may embed the widget, e.g. https://sunny.example",
+                    ),
+                ),
+                (
+                    "lead_capture_text",
+                    models.CharField(
+                        default="Leave your email or phone number and we'll tell you the answer. We use it only for this.",
+                        max_length=400,
+                    ),
+                ),
+                ("show_sources", models.BooleanField(default=True)),
+                (
+                    "daily_model_budget",
+                    models.PositiveIntegerField(default=500, help_text="Language-model calls per day"),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Message',
+            name="Message",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('visitor', 'Visitor'), ('assistant', 'Assistant'), ('owner', 'Owner (follow-up)')], max_length=10)),
-                ('text', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('decision', models.CharField(blank=True, choices=[('answer', 'Answered from the knowledge'), ('unknown', 'Not in the knowledge: passed to the owner'), ('gate', 'Small talk (no retrieval)'), ('refused', 'Refused (limit or error)')], max_length=10)),
-                ('answerer', models.CharField(blank=True, max_length=20)),
-                ('top_similarity', models.FloatField(blank=True, null=True)),
-                ('retrieval_log', models.JSONField(blank=True, default=dict)),
-                ('sources', models.JSONField(blank=True, default=list, help_text='Source labels shown under the answer')),
-                ('fact_ids', models.JSONField(blank=True, default=list)),
-                ('timings', models.JSONField(blank=True, default=dict)),
-                ('tokens', models.JSONField(blank=True, default=dict)),
-                ('speculative_hit', models.BooleanField(default=False)),
-                ('conversation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='chat.conversation')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("visitor", "Visitor"),
+                            ("assistant", "Assistant"),
+                            ("owner", "Owner (follow-up)"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "decision",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("answer", "Answered from the knowledge"),
+                            ("unknown", "Not in the knowledge: passed to the owner"),
+                            ("gate", "Small talk (no retrieval)"),
+                            ("refused", "Refused (limit or error)"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("answerer", models.CharField(blank=True, max_length=20)),
+                ("top_similarity", models.FloatField(blank=True, null=True)),
+                ("retrieval_log", models.JSONField(blank=True, default=dict)),
+                (
+                    "sources",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Source labels shown under the answer"
+                    ),
+                ),
+                ("fact_ids", models.JSONField(blank=True, default=list)),
+                ("timings", models.JSONField(blank=True, default=dict)),
+                ("tokens", models.JSONField(blank=True, default=dict)),
+                ("speculative_hit", models.BooleanField(default=False)),
+                (
+                    "conversation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="chat.conversation",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
     ]

@@ -5,178 +5,485 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Topic',
+            name="Topic",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=120)),
-                ('key', models.CharField(help_text='Normalised name used for matching', max_length=120, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=120)),
+                (
+                    "key",
+                    models.CharField(
+                        help_text="Normalised name used for matching", max_length=120, unique=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Fact',
+            name="Fact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('aspect', models.CharField(help_text='Which attribute of the topic this states', max_length=200)),
-                ('statement', models.TextField()),
-                ('value', models.CharField(blank=True, max_length=200)),
-                ('learned_at', models.DateTimeField(db_index=True)),
-                ('valid_from', models.DateField(blank=True, null=True)),
-                ('valid_to', models.DateField(blank=True, null=True)),
-                ('source_kind', models.CharField(choices=[('owner_answer', 'Owner answer'), ('profile', 'Business profile'), ('document', 'Document'), ('website', 'Website page')], help_text='Kind of its first source', max_length=20)),
-                ('question', models.TextField(blank=True, help_text='The question an owner answered, when it came from one')),
-                ('visibility', models.CharField(choices=[('public', 'Visitors and staff'), ('internal', 'Staff only')], default='public', max_length=10)),
-                ('status', models.CharField(choices=[('live', 'Live'), ('retired', 'Retired')], db_index=True, default='live', max_length=10)),
-                ('retired_at', models.DateTimeField(blank=True, null=True)),
-                ('retired_reason', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('replaces', models.ManyToManyField(blank=True, related_name='replaced_by', to='facts.fact')),
-                ('retired_by', models.ForeignKey(blank=True, help_text='The fact that replaced it', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='facts.fact')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "aspect",
+                    models.CharField(help_text="Which attribute of the topic this states", max_length=200),
+                ),
+                ("statement", models.TextField()),
+                ("value", models.CharField(blank=True, max_length=200)),
+                ("learned_at", models.DateTimeField(db_index=True)),
+                ("valid_from", models.DateField(blank=True, null=True)),
+                ("valid_to", models.DateField(blank=True, null=True)),
+                (
+                    "source_kind",
+                    models.CharField(
+                        choices=[
+                            ("owner_answer", "Owner answer"),
+                            ("profile", "Business profile"),
+                            ("document", "Document"),
+                            ("website", "Website page"),
+                        ],
+                        help_text="Kind of its first source",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "question",
+                    models.TextField(
+                        blank=True, help_text="The question an owner answered, when it came from one"
+                    ),
+                ),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Visitors and staff"), ("internal", "Staff only")],
+                        default="public",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("live", "Live"), ("retired", "Retired")],
+                        db_index=True,
+                        default="live",
+                        max_length=10,
+                    ),
+                ),
+                ("retired_at", models.DateTimeField(blank=True, null=True)),
+                ("retired_reason", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("replaces", models.ManyToManyField(blank=True, related_name="replaced_by", to="facts.fact")),
+                (
+                    "retired_by",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The fact that replaced it",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="facts.fact",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['learned_at', 'id'],
+                "ordering": ["learned_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Source',
+            name="Source",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('owner_answer', 'Owner answer'), ('profile', 'Business profile'), ('document', 'Document'), ('website', 'Website page')], max_length=20)),
-                ('ref', models.CharField(help_text='URL, file name, or an id for owner answers', max_length=500)),
-                ('title', models.CharField(blank=True, max_length=300)),
-                ('visibility', models.CharField(choices=[('public', 'Visitors and staff'), ('internal', 'Staff only')], default='public', max_length=10)),
-                ('is_active', models.BooleanField(default=True)),
-                ('retired_at', models.DateTimeField(blank=True, null=True)),
-                ('retired_reason', models.CharField(blank=True, max_length=300)),
-                ('last_hash', models.CharField(blank=True, max_length=64)),
-                ('last_read_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("owner_answer", "Owner answer"),
+                            ("profile", "Business profile"),
+                            ("document", "Document"),
+                            ("website", "Website page"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "ref",
+                    models.CharField(help_text="URL, file name, or an id for owner answers", max_length=500),
+                ),
+                ("title", models.CharField(blank=True, max_length=300)),
+                (
+                    "visibility",
+                    models.CharField(
+                        choices=[("public", "Visitors and staff"), ("internal", "Staff only")],
+                        default="public",
+                        max_length=10,
+                    ),
+                ),
+                ("is_active", models.BooleanField(default=True)),
+                ("retired_at", models.DateTimeField(blank=True, null=True)),
+                ("retired_reason", models.CharField(blank=True, max_length=300)),
+                ("last_hash", models.CharField(blank=True, max_length=64)),
+                ("last_read_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('kind', 'ref'), name='one_source_per_ref')],
+                "constraints": [models.UniqueConstraint(fields=("kind", "ref"), name="one_source_per_ref")],
             },
         ),
         migrations.CreateModel(
-            name='SourceVersion',
+            name="SourceVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('content_hash', models.CharField(max_length=64)),
-                ('content', models.TextField(blank=True)),
-                ('question', models.TextField(blank=True, help_text='The question an owner answer replies to')),
-                ('read_at', models.DateTimeField(db_index=True)),
-                ('outcome', models.CharField(choices=[('processed', 'Processed'), ('seen', 'Unchanged (seen)'), ('retired', 'Source retired')], max_length=12)),
-                ('extractor', models.CharField(blank=True, max_length=40)),
-                ('parts_added', models.PositiveIntegerField(default=0)),
-                ('parts_removed', models.PositiveIntegerField(default=0)),
-                ('facts_added', models.PositiveIntegerField(default=0)),
-                ('facts_confirmed', models.PositiveIntegerField(default=0)),
-                ('facts_retired', models.PositiveIntegerField(default=0)),
-                ('disagreements', models.PositiveIntegerField(default=0)),
-                ('skipped_parts', models.JSONField(blank=True, default=list, help_text='Parts that could not be read, and why')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='facts.source')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("content_hash", models.CharField(max_length=64)),
+                ("content", models.TextField(blank=True)),
+                (
+                    "question",
+                    models.TextField(blank=True, help_text="The question an owner answer replies to"),
+                ),
+                ("read_at", models.DateTimeField(db_index=True)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("processed", "Processed"),
+                            ("seen", "Unchanged (seen)"),
+                            ("retired", "Source retired"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("extractor", models.CharField(blank=True, max_length=40)),
+                ("parts_added", models.PositiveIntegerField(default=0)),
+                ("parts_removed", models.PositiveIntegerField(default=0)),
+                ("facts_added", models.PositiveIntegerField(default=0)),
+                ("facts_confirmed", models.PositiveIntegerField(default=0)),
+                ("facts_retired", models.PositiveIntegerField(default=0)),
+                ("disagreements", models.PositiveIntegerField(default=0)),
+                (
+                    "skipped_parts",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Parts that could not be read, and why"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="facts.source",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['read_at', 'id'],
+                "ordering": ["read_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SourcePart',
+            name="SourcePart",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hash', models.CharField(max_length=64)),
-                ('text', models.TextField()),
-                ('heading', models.CharField(blank=True, max_length=500)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='parts', to='facts.source')),
-                ('added_in', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='parts_added_here', to='facts.sourceversion')),
-                ('removed_in', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='parts_removed_here', to='facts.sourceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("hash", models.CharField(max_length=64)),
+                ("text", models.TextField()),
+                ("heading", models.CharField(blank=True, max_length=500)),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="parts", to="facts.source"
+                    ),
+                ),
+                (
+                    "added_in",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="parts_added_here",
+                        to="facts.sourceversion",
+                    ),
+                ),
+                (
+                    "removed_in",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="parts_removed_here",
+                        to="facts.sourceversion",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='FactEvent',
+            name="FactEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('created', 'Learned'), ('confirmed', 'Stated again by another source'), ('retired', 'Retired'), ('restored', 'Restored'), ('disagreement', 'Contradicted by a lower-precedence source')], max_length=20)),
-                ('reason', models.CharField(max_length=500)),
-                ('actor', models.CharField(blank=True, help_text='Who acted, for owner actions (email)', max_length=200)),
-                ('at', models.DateTimeField()),
-                ('fact', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='events', to='facts.fact')),
-                ('related', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='facts.fact')),
-                ('version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='facts.sourceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("created", "Learned"),
+                            ("confirmed", "Stated again by another source"),
+                            ("retired", "Retired"),
+                            ("restored", "Restored"),
+                            ("disagreement", "Contradicted by a lower-precedence source"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("reason", models.CharField(max_length=500)),
+                (
+                    "actor",
+                    models.CharField(
+                        blank=True, help_text="Who acted, for owner actions (email)", max_length=200
+                    ),
+                ),
+                ("at", models.DateTimeField()),
+                (
+                    "fact",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="events", to="facts.fact"
+                    ),
+                ),
+                (
+                    "related",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="facts.fact",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="facts.sourceversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.AddField(
-            model_name='fact',
-            name='origin',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='facts_created', to='facts.sourceversion'),
+            model_name="fact",
+            name="origin",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="facts_created",
+                to="facts.sourceversion",
+            ),
         ),
         migrations.CreateModel(
-            name='Evidence',
+            name="Evidence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('owner_answer', 'Owner answer'), ('profile', 'Business profile'), ('document', 'Document'), ('website', 'Website page')], max_length=20)),
-                ('added_at', models.DateTimeField()),
-                ('withdrawn_at', models.DateTimeField(blank=True, null=True)),
-                ('withdrawn_reason', models.CharField(blank=True, max_length=300)),
-                ('fact', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='evidence', to='facts.fact')),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='evidence', to='facts.source')),
-                ('part', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='evidence', to='facts.sourcepart')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='evidence', to='facts.sourceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("owner_answer", "Owner answer"),
+                            ("profile", "Business profile"),
+                            ("document", "Document"),
+                            ("website", "Website page"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("added_at", models.DateTimeField()),
+                ("withdrawn_at", models.DateTimeField(blank=True, null=True)),
+                ("withdrawn_reason", models.CharField(blank=True, max_length=300)),
+                (
+                    "fact",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="evidence", to="facts.fact"
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="evidence",
+                        to="facts.source",
+                    ),
+                ),
+                (
+                    "part",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="evidence",
+                        to="facts.sourcepart",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="evidence",
+                        to="facts.sourceversion",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Disagreement',
+            name="Disagreement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('candidate', models.JSONField(help_text='The contradicting record as extracted (topic, aspect, statement...)')),
-                ('statement', models.TextField()),
-                ('status', models.CharField(choices=[('open', 'Open'), ('accepted', 'Accepted (source value applied)'), ('dismissed', 'Dismissed (owner value kept)')], default='open', max_length=10)),
-                ('created_at', models.DateTimeField()),
-                ('resolved_at', models.DateTimeField(blank=True, null=True)),
-                ('resolved_by', models.CharField(blank=True, max_length=200)),
-                ('fact', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='disagreements', to='facts.fact')),
-                ('resulting_fact', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='facts.fact')),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='disagreements', to='facts.source')),
-                ('part', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='facts.sourcepart')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='disagreements_found', to='facts.sourceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "candidate",
+                    models.JSONField(
+                        help_text="The contradicting record as extracted (topic, aspect, statement...)"
+                    ),
+                ),
+                ("statement", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("accepted", "Accepted (source value applied)"),
+                            ("dismissed", "Dismissed (owner value kept)"),
+                        ],
+                        default="open",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField()),
+                ("resolved_at", models.DateTimeField(blank=True, null=True)),
+                ("resolved_by", models.CharField(blank=True, max_length=200)),
+                (
+                    "fact",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="disagreements",
+                        to="facts.fact",
+                    ),
+                ),
+                (
+                    "resulting_fact",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="facts.fact",
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="disagreements",
+                        to="facts.source",
+                    ),
+                ),
+                (
+                    "part",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="facts.sourcepart",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="disagreements_found",
+                        to="facts.sourceversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='fact',
-            name='topic',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='facts', to='facts.topic'),
+            model_name="fact",
+            name="topic",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="facts", to="facts.topic"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourcepart',
-            constraint=models.UniqueConstraint(condition=models.Q(('removed_in__isnull', True)), fields=('source', 'hash'), name='one_present_part_per_hash'),
+            model_name="sourcepart",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("removed_in__isnull", True)),
+                fields=("source", "hash"),
+                name="one_present_part_per_hash",
+            ),
         ),
         migrations.AddIndex(
-            model_name='evidence',
-            index=models.Index(fields=['fact', 'withdrawn_at'], name='facts_evide_fact_id_dabdda_idx'),
+            model_name="evidence",
+            index=models.Index(fields=["fact", "withdrawn_at"], name="facts_evide_fact_id_dabdda_idx"),
         ),
         migrations.AddIndex(
-            model_name='fact',
-            index=models.Index(fields=['topic', 'aspect', 'status'], name='facts_fact_topic_i_53ff6c_idx'),
+            model_name="fact",
+            index=models.Index(fields=["topic", "aspect", "status"], name="facts_fact_topic_i_53ff6c_idx"),
         ),
         migrations.AddConstraint(
-            model_name='fact',
-            constraint=models.CheckConstraint(condition=models.Q(('valid_from__isnull', True), ('valid_to__isnull', True), ('valid_from__lte', models.F('valid_to')), _connector='OR'), name='valid_range_ordered'),
+            model_name="fact",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("valid_from__isnull", True),
+                    ("valid_to__isnull", True),
+                    ("valid_from__lte", models.F("valid_to")),
+                    _connector="OR",
+                ),
+                name="valid_range_ordered",
+            ),
         ),
     ]

@@ -1,0 +1,1 @@
+"""Turning a visitor's question and the retrieved knowledge into a reply (see base.py for the interface)."""

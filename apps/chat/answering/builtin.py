@@ -1,0 +1,1349 @@
+"""The built-in answerer: replies from the retrieved facts in plain sentences, with no model.
+
+It is the default when no language model is configured and what CI runs, so it has to be right rather
+than eloquent. Everything it says is one of:
+
+- a fact's statement, copied (numbers, names and terms exactly as stored), with the fact's own dates
+  ("Until 24 December 2026, ...", "Usually, and again from 25 December 2026, ...");
+- a "Yes —" / "No —" / "No," in front of a statement, only where the statement settles the question with
+  near certainty (seed 000, 3.3: inference is forbidden when storing and allowed when answering only
+  with near certainty): a day outside a stated set of opening days, a time outside stated hours, an
+  offering or payment the fact names or explicitly rules out;
+- the fixed unknown wording from base.py, alone or after the related facts ("We accept Visa and cash.
+  Sunny Bakery hasn't said whether Amex is accepted, so I've passed your question on to them.").
+
+Lists are not taken as exhaustive: "We accept Visa and cash" does not mean "no Amex", and "we sell Trek
+and Specialized" does not mean "no Cannondale". Only a list marked exclusive ("cash only") or an explicit
+exception ("all major cards except American Express") gives a "No". Such a question gets the decision
+"unknown": the visitor's actual question is unanswered, so the service records it for the owner, and
+the reply still carries the related facts.
+
+How facts are picked: word overlap between the question and each fact (stemmed, compound-aware,
+weighted by how rare the word is among the facts handed over), plus the kind of fact the question asks
+for (price, hours, distance, notice, payment, contact...). The answerer never sees the fact table, only
+the topic documents retrieval kept for the question's date, so retired and expired facts cannot appear.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from apps.chat.answering.base import (
+    Answer,
+    AnswerStream,
+    chunk_text,
+    partial_unknown_reply,
+    unknown_reply,
+)
+
+if TYPE_CHECKING:
+    from apps.facts.selectors import RenderedFact, RenderedTopic
+
+# --- words ----------------------------------------------------------------------------------------------
+
+
+def _words(text: str) -> frozenset[str]:
+    """A vocabulary written as words separated by whitespace (long lists read best that way)."""
+    return frozenset(text.split())
+
+
+_STOP = _words(
+    """
+    a an the and or but if of to in on at by for from with about into onto as than then so too also very
+    just really please any some all each every this that these those there here it its it's is are am was
+    were be been being do does did doing done have has had having can could will would shall should may
+    might must i me my mine we us our ours you your yours u ur he she they them their his her what which
+    who whom whose when where why how hi hello hey thanks thank ok okay yes no not get got go going come
+    need needs want wants like know tell let lets give still ever else something anything one ones way
+    much many more most lot lots kind sort thing things able possible s t d ll re ve m im youre
+    """
+)
+_AUX = {
+    "do", "does", "did", "are", "is", "am", "can", "could", "will", "would", "have", "has", "may", "should",
+    "was", "were", "shall", "might", "must", "dont", "doesnt", "arent", "isnt", "cant", "wont",
+}  # fmt: skip
+_WH = {"what", "when", "where", "which", "who", "why", "how", "whats", "wheres", "whens", "hows"}
+_LEAD_FILLER = {
+    "and", "so", "also", "hi", "hello", "hey", "ok", "okay", "please", "but", "then", "um", "well", "oh",
+    "great", "thanks", "cool", "quick", "question",
+}  # fmt: skip
+_SUBJECTS = {"you", "u", "ya", "yall", "i", "we", "they", "it", "there", "she", "he"}
+_ADVERBS = {"still", "also", "ever", "actually", "currently", "even", "really", "usually", "normally", "guys"}
+_DETERMINERS = _words("a an the any some my your our their this that these those")
+_PREPOSITIONS = _words("to in on at for with from by into near around after before")
+_TRAILING = _words("here there too also please anymore now today tomorrow tonight yet")
+
+_IRREGULAR = {
+    "children": "child", "kids": "child", "kid": "child", "people": "person", "teeth": "tooth",
+    "loaves": "loaf", "delivery": "deliver", "deliveries": "deliver", "cancellation": "cancel",
+    "cancellations": "cancel", "cancelled": "cancel", "canceled": "cancel", "reservation": "reserve",
+    "reservations": "reserve", "location": "locate", "located": "locate", "rental": "rent",
+    "rentals": "rent", "payment": "pay", "payments": "pay", "paid": "pay", "booking": "book",
+    "bookings": "book", "opening": "open", "closing": "close", "arrival": "arrive", "departure": "depart",
+    "availability": "available", "insurance": "insure", "insured": "insure", "servicing": "service",
+    "serviced": "service", "smoking": "smoke", "parking": "park", "pets": "pet", "cheque": "check",
+    "cheques": "check", "checks": "check", "hrs": "hour", "mins": "minute", "wedding": "wedding",
+    "tires": "tire", "tyres": "tire", "tyre": "tire", "repairs": "repair", "prices": "price",
+    "priced": "price", "costs": "cost", "cost": "cost", "fees": "fee", "is": "is", "sold": "sell",
+    "sells": "sell", "selling": "sell", "makes": "make", "making": "make", "made": "make", "baked": "bake",
+}  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A small suffix stripper: enough that "closes/closing/closed" and "deliver/delivery" meet."""
+    w = word.lower().replace("\u2019", "'").strip("'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w in _IRREGULAR:
+        w = _IRREGULAR[w]
+        return w[:-1] if len(w) > 3 and w.endswith("e") else w
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) > 5:
+        w = w[:-3]
+    elif w.endswith("ed") and len(w) > 4:
+        w = w[:-2]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+_PHRASES = [
+    (re.compile(r"(?i)\bamerican express\b"), "amex"),
+    (re.compile(r"(?i)\bmaster\s?card\b"), "mastercard"),
+    (re.compile(r"(?i)\bapple\s?pay\b"), "applepay"),
+    (re.compile(r"(?i)\bgoogle\s?pay\b"), "googlepay"),
+    (re.compile(r"(?i)\bwork(?:ing)? on\b"), "repair"),
+    (re.compile(r"(?i)\bcheck(?:ing)?[\s-]+in\b"), "checkin"),
+    (re.compile(r"(?i)\bcheck(?:ing)?[\s-]+out\b"), "checkout"),
+    (re.compile(r"(?i)\bwi[\s-]?fi\b"), "wifi"),
+    (re.compile(r"(?i)\be[\s-]?bikes?\b"), "ebike"),
+    (re.compile(r"(?i)\btune[\s-]?ups?\b"), "tuneup"),
+    (re.compile(r"(?i)\bwalk[\s-]?ins?\b"), "walkin"),
+    (re.compile(r"(?i)\bx[\s-]?rays?\b"), "xray"),
+]
+
+
+def _canon(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2013", "-").replace("\u2014", "-")
+    for pattern, repl in _PHRASES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercase words in order, multi-word terms joined ("check-in" -> "checkin", "Apple Pay" -> one)."""
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", _canon(text).lower())
+
+
+_JOINED = 0.99
+
+
+def stems_of(text: str) -> dict[str, float]:
+    """Content stems with weights: a word 1.0; the parts of a hyphenated word 0.5 (so "gluten-free"
+    still meets "gluten free"); two adjacent words joined 0.99 when written apart ("wi fi"): as good as a
+    word for matching, but never counted as a word of the question's own (see _subject)."""
+    out: dict[str, float] = {}
+    canon = _canon(text).lower()
+    for raw in re.findall(r"\d+(?:[.,:]\d+)*|[a-z0-9]+(?:[-'][a-z0-9]+)*", canon):
+        parts = [p for p in re.split(r"[-']", raw) if p]
+        whole = "".join(parts) if "-" in raw else raw.split("'")[0]
+        if whole not in _STOP:
+            out[stem(whole)] = max(out.get(stem(whole), 0.0), 1.0)
+        if "-" in raw:
+            for p in parts:
+                if p not in _STOP and len(p) > 1:
+                    out.setdefault(stem(p), 0.5)
+    for a, b in itertools.pairwise(re.findall(r"[a-z0-9]+", canon)):
+        if a not in _STOP and b not in _STOP:
+            out.setdefault(stem(a + b), _JOINED)
+    return out
+
+
+# --- kinds of fact (concepts) ----------------------------------------------------------------------------
+
+_CONCEPT_WORDS: dict[str, str] = {
+    "price": "price cost charge fee rate expensive cheap dollar pound euro quote free discount",
+    "hours": "hour open close late early time schedule until am pm noon midnight",
+    "days": "day daily weekday weekend monday tuesday wednesday thursday friday saturday sunday",
+    "distance": "far distance mile km kilometer radius area within walk minute away zone",
+    "leadtime": "notice advance ahead lead",
+    "turnaround": "ready turnaround long wait",
+    "deliver": "deliver ship courier pickup dropoff",
+    "location": "where address locate street st avenue ave road rd find directions suite",
+    "phone": "phone call number telephone ring text",
+    "email": "email mail write",
+    "payment": "pay card credit debit cash visa mastercard amex discover applepay googlepay paypal "
+    "venmo contactless check accept",
+    "insurance": "insure plan ppo hmo medicaid medicare aetna cigna metlife delta",
+    "pet": "pet dog cat puppy animal",
+    "child": "child baby toddler infant cot crib",
+    "park": "park garage",
+    "wifi": "wifi internet wireless",
+    "smoke": "smoke vape",
+    "booking": "appointment book reserve walkin",
+    "cancel": "cancel refund reschedule",
+    "discount": "discount sale off deal promotion special coupon",
+    "food": "breakfast lunch dinner meal food",
+    "repair": "repair fix service mend tuneup",
+    "rent": "rent hire lease",
+}
+CONCEPTS: dict[str, frozenset[str]] = {
+    name: frozenset(stem(w) for w in words.split()) for name, words in _CONCEPT_WORDS.items()
+}
+# Concepts whose words mean the same thing as each other, so one can stand in for another when deciding
+# whether a fact is about exactly what was asked ("dog" is covered by "pets", "fix" by "repair").
+_NARROW = {"pet", "child", "wifi", "smoke", "park", "cancel", "repair", "rent", "deliver"}
+# Kinds where any fact of the kind is about the question ("a cancellation fee" / "is charged"). Payment,
+# insurance, food and the like are deliberately absent: a fact of that kind is a list, and a list that
+# does not name the thing asked about says nothing about it.
+_BROAD = {"price", "hours", "distance", "leadtime", "turnaround", "location", "phone", "email"}
+
+_PRICE_RE = re.compile(r"[$£€]\s?\d|\d\s?(?:dollars|euros|pounds)\b|\d+\s?%")
+_TIME_RE = re.compile(r"(?i)\b\d{1,2}(?::\d{2})?\s*[ap]\.?\s?m\b|\bnoon\b|\bmidnight\b")
+_DIST_RE = re.compile(r"(?i)\b\d+(?:\.\d+)?\s*(?:-\s*)?(?:miles?|mi|km|kilometres?|kilometers?|minutes?)\b")
+_PHONE_RE = re.compile(r"\(?\+?\d[\d\s().-]{6,}\d")
+_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_LEAD_RE = re.compile(
+    r"(?i)\b\d+\s*(?:hours?|days?|weeks?|months?)\b.*\b(?:notice|advance|ahead)\b|\bnotice\b"
+)
+
+
+def concepts_of(text: str, stems: Iterable[str]) -> set[str]:
+    stems = set(stems)
+    found = {name for name, words in CONCEPTS.items() if words.intersection(stems)}
+    if (
+        "hours" in found
+        and not (CONCEPTS["hours"] - {stem("hour")}) & stems
+        and re.search(r"\d\s*hours?\b", text)
+    ):
+        found.discard("hours")  # "48 hours in advance" is a duration, not opening hours
+    if _PRICE_RE.search(text):
+        found.add("price")
+    if _TIME_RE.search(text):
+        found.add("hours")
+    if _DIST_RE.search(text):
+        found.add("distance")
+    if _PHONE_RE.search(text):
+        found.add("phone")
+    if _EMAIL_RE.search(text):
+        found.add("email")
+    if _LEAD_RE.search(text):
+        found.add("leadtime")
+    if re.search(r"\d+\s?%|\boff\b", text, re.I):
+        found.add("discount")
+    return found
+
+
+# --- days and times ------------------------------------------------------------------------------------
+
+DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_DAY_WORD = (
+    r"(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|weds|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|"
+    r"sun(?:day)?)s?"
+)
+_DAY_INDEX = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+_RANGE_RE = re.compile(rf"(?i)\b({_DAY_WORD})\s*(?:to|through|thru|till|until|-)\s*({_DAY_WORD})\b")
+_SINGLE_RE = re.compile(rf"(?i)\b({_DAY_WORD})\b")
+_ALL_DAYS_RE = re.compile(r"(?i)\b(daily|every day|everyday|7 days|seven days|all week|24/7)\b")
+
+
+def _day_index(word: str) -> int | None:
+    return _DAY_INDEX.get(word.lower()[:3])
+
+
+def _full_day_word(word: str, original: str) -> bool:
+    """Abbreviations count only when written like a day ("Sat", "Tue-Sat"), not the words sat/sun."""
+    lowered = word.lower().rstrip("s")
+    if lowered in {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}:
+        return True
+    return original[:1].isupper()
+
+
+def days_in(text: str) -> set[int]:
+    """Every day a piece of text names, ranges expanded ("Tue-Sat", "weekdays", "daily")."""
+    found: set[int] = set()
+    covered: list[tuple[int, int]] = []
+    for m in _RANGE_RE.finditer(text):
+        a, b = _day_index(m.group(1)), _day_index(m.group(2))
+        if a is None or b is None or not (_full_day_word(m.group(1), m.group(1)) or "-" in m.group(0)):
+            continue
+        i = a
+        while True:
+            found.add(i)
+            if i == b:
+                break
+            i = (i + 1) % 7
+        covered.append(m.span())
+    for m in _SINGLE_RE.finditer(text):
+        if any(s <= m.start() < e for s, e in covered):
+            continue
+        idx = _day_index(m.group(1))
+        if idx is not None and _full_day_word(m.group(1), m.group(1)):
+            found.add(idx)
+    low = text.lower()
+    if re.search(r"\bweek\s?days?\b", low):
+        found.update(range(5))
+    if re.search(r"\bweekends?\b", low):
+        found.update({5, 6})
+    if _ALL_DAYS_RE.search(text):
+        found.update(range(7))
+    return found
+
+
+@dataclass(frozen=True)
+class DayClause:
+    days: frozenset[int]
+    polarity: str  # open | closed | other
+    opens: int | None  # minutes after midnight
+    closes: int | None
+
+
+_CLAUSE_SPLIT_RE = re.compile(
+    rf"(?i)[;.]\s+|[;.]$|,\s*(?=(?:and\s+)?(?:closed|open|{_DAY_WORD}\b|weekends?|weekdays?|daily|every))"
+)
+_TIME_ONE = r"(\d{1,2})(?::(\d{2}))?\s*([ap])?\.?\s?(m)?\.?"
+_TIME_RANGE_RE = re.compile(
+    rf"(?i)\b{_TIME_ONE}\s*(?:-|to|until|till)\s*{_TIME_ONE}(?![\d])|\b(noon)\s*(?:-|to|until)\s*{_TIME_ONE}"
+)
+_UNTIL_RE = re.compile(rf"(?i)\b(?:until|till|til|to)\s+{_TIME_ONE}")
+_SINGLE_TIME_RE = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b|\b(noon|midnight)\b")
+
+
+def _minutes(hour: str, minute: str | None, mer: str | None) -> int | None:
+    h = int(hour)
+    m = int(minute) if minute else 0
+    if h > 24 or m > 59:
+        return None
+    if mer:
+        mer = mer.lower()
+        if h == 12:
+            h = 0 if mer == "a" else 12
+        elif mer == "p":
+            h += 12
+    return h * 60 + m
+
+
+def parse_time(text: str) -> int | None:
+    """The first clock time with am/pm (or noon/midnight) in ``text``, in minutes after midnight."""
+    m = _SINGLE_TIME_RE.search(text)
+    if m is None:
+        return None
+    if m.group(4):
+        return 12 * 60 if m.group(4).lower() == "noon" else 24 * 60
+    return _minutes(m.group(1), m.group(2), m.group(3))
+
+
+def _range(text: str) -> tuple[int | None, int | None]:
+    m = _TIME_RANGE_RE.search(text)
+    if m is not None and m.group(9):  # "noon to 4pm"
+        close = _minutes(m.group(10), m.group(11), m.group(12))
+        return 12 * 60, close
+    if m is not None and (m.group(3) or m.group(7)):
+        second_mer = m.group(7)
+        close = _minutes(m.group(5), m.group(6), second_mer)
+        first_mer = m.group(3)
+        if first_mer is None and second_mer:
+            # "12-4 PM", "10-6pm": the first time shares the meridiem unless that puts it after the
+            # second ("10-6pm" is 10 AM).
+            opens = _minutes(m.group(1), m.group(2), second_mer)
+            if opens is not None and close is not None and opens > close:
+                opens = _minutes(m.group(1), m.group(2), "a" if second_mer.lower() == "p" else "p")
+        else:
+            opens = _minutes(m.group(1), m.group(2), first_mer)
+        if first_mer is None and second_mer is None:
+            return None, None
+        return opens, close
+    until = _UNTIL_RE.search(text)
+    if until is not None and until.group(3):
+        return None, _minutes(until.group(1), until.group(2), until.group(3))
+    return None, None
+
+
+def day_clauses(statement: str) -> list[DayClause]:
+    """The statement's clauses that say something about opening: which days, open or closed, hours."""
+    out = []
+    for clause in _CLAUSE_SPLIT_RE.split(statement):
+        if not clause or not clause.strip():
+            continue
+        low = clause.lower()
+        days = days_in(clause)
+        has_time = bool(_TIME_RE.search(clause)) or bool(
+            re.search(r"\b\d{1,2}\s*-\s*\d{1,2}\s*[ap]\.?m", low)
+        )
+        if re.search(r"\b(closed|shut|not open)\b", low):
+            polarity = "closed"
+        elif re.search(r"\b(open|hours)\b", low) or has_time:
+            polarity = "open"
+        else:
+            polarity = "other"
+        opens, closes = _range(clause) if has_time else (None, None)
+        out.append(DayClause(frozenset(days), polarity, opens, closes))
+    return out
+
+
+# --- the facts as the answerer sees them ----------------------------------------------------------------
+
+_NEG_RE = re.compile(
+    r"(?i)\b(not|no|never|none|no longer|cannot|unavailable|discontinued|sold out|n't|nor)\b|n't\b"
+)
+_EXCEPT_RE = re.compile(r"(?i)\b(except(?: for)?|but not|other than|excluding|apart from|aside from)\b")
+# A statement that sets a condition or a requirement answers "can I ...?" only together with it, so it
+# gets no "Yes" in front ("Custom cakes require 48 hours in advance" for "a custom cake for tomorrow?").
+_COND_RE = re.compile(
+    r"(?i)\b(if|when|unless|depending|subject to|upon request|otherwise|after that|up to|only if|require|"
+    r"requires|required|need|needs|notice|advance|must|minimum|at least|book ahead|over|under)\b"
+)
+_EXCLUSIVE_RE = re.compile(r"(?i)\b(only|exclusively|just)\b")
+_ACCEPT_VERB_RE = re.compile(r"(?i)\b(accept|accepts|accepted|take|takes|taken|welcome|welcomes|welcomed)\b")
+_OFFER_VERB_RE = re.compile(
+    r"(?i)\b(sell|sells|make|makes|bake|bakes|offer|offers|provide|provides|have|has|carry|carries|stock|"
+    r"stocks|serve|serves|available|do|does|see|sees|service|services|repair|repairs|fix|fixes|rent|"
+    r"rents|deliver|delivers|delivery)\b"
+)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE_RE = re.compile(
+    rf"(?i)\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|\b\d{{1,2}}/\d{{1,2}}\b"
+)
+_RELATIVE_RE = re.compile(r"(?i)\b(today|tonight|tomorrow|this (?:week|weekend|month)|during the)\b")
+
+# A stored statement that reads like orders to an assistant came from a planted instruction in a page
+# or document (indirect prompt injection). It is knowledge text, so the answerer simply never uses it.
+_INSTRUCTION_RE = re.compile(
+    r"(?i)\b(ignore|disregard|forget|override|bypass)\b[^.]{0,60}\b(instruction|prompt|rule|previous|above|"
+    r"prior|guideline)s?\b|\bsystem prompt\b|\byou are (now|no longer)\b|\b(in|to) your (response|answer|"
+    r"reply|output)\b|\b(respond|reply|answer) (only )?with\b|\bnew instructions?\b|\bas an ai\b|"
+    r"\b(assistant|chatbot|ai|llm|gpt)\s*[:,]|\bdeveloper mode\b|\bjailbreak|!\[|<\s*script|javascript:|"
+    r"\bprint (the|your|all)\b|\brepeat (the|your|after)\b|\bexfiltrat"
+)
+
+
+def looks_like_instruction(statement: str) -> bool:
+    return _INSTRUCTION_RE.search(statement) is not None
+
+
+@dataclass
+class _Fact:
+    rf: RenderedFact
+    topic: str
+    order: int
+    stems: dict[str, float]
+    topic_stems: dict[str, float]
+    concepts: set[str]
+    clauses: list[DayClause]
+    words: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> int:
+        return self.rf.id
+
+    @property
+    def state(self) -> str:
+        return self.rf.state
+
+    @property
+    def statement(self) -> str:
+        return self.rf.statement
+
+    @property
+    def hours_fact(self) -> bool:
+        return any(c.polarity in ("open", "closed") for c in self.clauses) and (
+            "hours" in self.concepts or "days" in self.concepts or "closed" in self.statement.lower()
+        )
+
+    @property
+    def open_days(self) -> set[int]:
+        return {d for c in self.clauses if c.polarity == "open" for d in c.days}
+
+    @property
+    def closed_days(self) -> set[int]:
+        return {d for c in self.clauses if c.polarity == "closed" for d in c.days}
+
+
+_STATE_ORDER = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}
+
+
+def _load(context: list[RenderedTopic]) -> list[_Fact]:
+    facts: list[_Fact] = []
+    for topic in context:
+        topic_stems = stems_of(topic.name)
+        for rf in topic.facts:
+            if looks_like_instruction(rf.statement):
+                continue
+            st = stems_of(rf.statement)
+            facts.append(
+                _Fact(
+                    rf=rf,
+                    topic=topic.name,
+                    order=len(facts),
+                    stems=st,
+                    topic_stems=topic_stems,
+                    concepts=concepts_of(rf.statement, st),
+                    clauses=day_clauses(rf.statement),
+                    words=tokens(rf.statement),
+                )
+            )
+    return facts
+
+
+# --- the question ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Question:
+    text: str
+    stems: dict[str, float]
+    concepts: set[str]
+    focus: str | None = None
+    kind: str = "wh"  # wh | days | time | offer | accept
+    days: set[int] = field(default_factory=set)
+    now: bool = False
+    usual: bool = False
+    time: int | None = None
+    asks_closed: bool = False
+    object_stems: list[str] = field(default_factory=list)
+    head: str | None = None
+    # What a fact must cover before it can rule the question out: the words of the thing itself (not
+    # of a place or time after a preposition) and a specific verb ("smoke" in "Can I smoke outside?").
+    required: list[str] = field(default_factory=list)
+    verb_stem: str | None = None
+    verb_group: str | None = None
+    object_text: str = ""
+    elliptical: bool = False
+
+
+_GENERIC_VERBS = {
+    "have", "sell", "make", "bake", "carry", "stock", "offer", "provide", "do", "serve", "get", "got", "see",
+    "bring", "buy", "order", "use", "find", "want", "need", "let", "allow", "permit", "treat", "welcome",
+}  # fmt: skip
+_GENERIC_STEMS = {stem(v) for v in _GENERIC_VERBS}
+_ACCEPT_VERBS = {"take", "accept", "pay", "use"}
+# "Can kids stay?", "Can my dog come?": the verb only asks for permission; the thing is the subject.
+_PERMISSION_VERBS = {"stay", "come", "join", "visit", "attend", "go", "sleep", "be", "eat", "live", "play"}
+_VERB_GROUP = {
+    "fix": "repair", "repair": "repair", "service": "repair", "mend": "repair", "tune": "repair",
+    "rent": "rent", "hire": "rent", "lease": "rent", "deliver": "deliver", "ship": "deliver",
+    "post": "deliver", "cater": "cater", "install": "install", "smoke": "smoke", "park": "park",
+    "book": "booking", "reserve": "booking", "cancel": "cancel", "checkin": "checkin", "checkout": "checkout",
+    "stay": "stay", "swim": "swim",
+}  # fmt: skip
+_OFFER_ADJ = {
+    "included", "available", "allowed", "permitted", "possible", "offered", "provided", "accepted", "welcome",
+    "ok", "okay", "sold",
+}  # fmt: skip
+
+
+def _focus(text: str) -> str | None:
+    low = text.lower()
+    if re.search(r"\bhow (far )?in advance\b|\bhow (much|long) (notice|ahead|in advance)\b|\bnotice\b", low):
+        return "leadtime"
+    if re.search(
+        r"\bhow much\b(?!\s+(?!is\b|are\b|does\b|do\b|for\b|would\b|will\b|to\b|it\b|they\b)[a-z])", low
+    ):
+        return "price"
+    if re.search(r"\b(price|cost|fee|charge|rates?|expensive|cheap)\b", low):
+        return "price"
+    if re.search(r"\bhow far\b|\bdistance\b|\bradius\b", low):
+        return "distance"
+    if re.search(r"\bhow long\b.*\b(take|wait|ready)\b|\bturnaround\b|\bready\b", low):
+        return "turnaround"
+    if re.search(
+        r"\bwhat time\b|\bhow late\b|\bhow early\b|\bhours\b|\bwhen\b.*\b(open|close|closing)\b", low
+    ):
+        return "hours"
+    if re.search(r"\bwhere\b|\baddress\b|\blocated\b|\blocation\b|\bdirections\b", low):
+        return "location"
+    if re.search(r"\b(phone|call|number|telephone)\b", low):
+        return "phone"
+    if re.search(r"\be-?mail\b", low):
+        return "email"
+    if re.search(r"\b(pay|payment|card|cards|cash)\b", low):
+        return "payment"
+    if re.search(r"\bwhen\b", low):
+        return "hours"
+    return None
+
+
+def _analyse(text: str, on: date, business: str = "") -> _Question:
+    stems = stems_of(text)
+    # Every fact may name the business; its name in a question ("who owns the bakery?") is no match.
+    for s in stems_of(business):
+        stems.pop(s, None)
+    q = _Question(text=text, stems=stems, concepts=concepts_of(text, stems), focus=_focus(text))
+    low = _canon(text).lower()
+    q.days = days_in(text)
+    # Questions are typed in lowercase: plain day words count there even when abbreviated is ambiguous.
+    for m in re.finditer(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b", low):
+        q.days.add(DAY_NAMES.index(m.group(1).capitalize()))
+    if re.search(r"\b(today|tonight|right now|now|this (morning|afternoon|evening))\b", low):
+        q.days.add(on.weekday())
+        q.now = True
+    if re.search(r"\btomorrow\b", low):
+        q.days.add((on + timedelta(days=1)).weekday())
+    if re.search(r"\bthis (week|month)\b|\bcurrently\b|\bat the moment\b", low):
+        q.now = True
+    q.usual = re.search(r"\b(usual|usually|normal|normally|regular|regularly|typically)\b", low) is not None
+    q.time = parse_time(text)
+    # Days and relative times are handled as days, not as words a fact must share.
+    for w in _words("monday tuesday wednesday thursday friday saturday sunday weekday weekend"):
+        for s in (stem(w), stem(w + "s")):
+            q.stems.pop(s, None)
+    for w in _words("today tomorrow tonight now month week usual usually normally currently"):
+        q.stems.pop(stem(w), None)
+    _classify(q, low, on)
+    return q
+
+
+def _classify(q: _Question, low: str, on: date) -> None:
+    words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", low.replace("'", ""))
+    while words and words[0] in _LEAD_FILLER:
+        words = words[1:]
+    if not words:
+        return
+    if words[0] not in _AUX:
+        return  # a wh-question or a bare phrase ("sourdough?"): answered by ranking facts
+    hours_words = {"open", "opened", "close", "closed", "closing", "opening", "shut"}
+    rest = words[1:]
+    q.asks_closed = bool({"closed", "close", "shut"} & set(rest)) and "open" not in rest
+    content = [w for w in rest if w not in _STOP and w not in _SUBJECTS and not _is_day_word(w)]
+    if q.days and (hours_words & set(rest) or not content):
+        q.kind = "time" if q.time is not None and hours_words & set(rest) else "days"
+        return
+    if q.time is not None and hours_words & set(rest):
+        q.kind = "time"
+        return
+    if hours_words & set(rest) and (q.now or not [w for w in content if w not in hours_words]):
+        q.days.add(on.weekday())  # "Are you open?" / "Are you open now?": about today
+        q.now = True
+        q.kind = "days"
+        return
+    _object(q, rest)
+
+
+def _is_day_word(word: str) -> bool:
+    return bool(
+        re.fullmatch(
+            r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|weekends?|weekdays?", word
+        )
+    )
+
+
+def _object(q: _Question, rest: list[str]) -> None:
+    """Yes/no questions about an offering or an acceptance: the verb and the thing asked about."""
+    i = 0
+    verb: str | None = None
+    adjective: str | None = None
+    own_action = bool(rest) and rest[0] in {"i", "we"}
+    if rest and rest[0] in _SUBJECTS:
+        i = 1
+        while i < len(rest) and rest[i] in _ADVERBS:
+            i += 1
+        if rest[0] != "there" and i < len(rest):
+            verb = rest[i]
+            i += 1
+    else:
+        # "Is breakfast included?", "Are pets allowed?": the thing comes first, the adjective after.
+        for j, w in enumerate(rest):
+            if w in _OFFER_ADJ:
+                adjective = w
+                rest = rest[:j] + rest[j + 1 :]
+                break
+        if adjective is None and rest and rest[-1] in _PERMISSION_VERBS:
+            rest = rest[:-1]
+        # Otherwise a property question ("Is delivery free?", "Is the sourdough gluten free?"): every
+        # word of it has to be in one fact before anything is said.
+    obj = rest[i:]
+    if verb == "pay" and obj and obj[0] in {"with", "by", "using", "in", "via"}:
+        obj = obj[1:]
+    while obj and obj[-1] in _TRAILING | _STOP and obj[-1] not in _PREPOSITIONS:
+        obj = obj[:-1]
+    vstem = stem(verb) if verb else None
+    accept = (
+        (verb in _ACCEPT_VERBS and verb != "use")
+        or adjective == "accepted"
+        or (verb == "use" and any(stem(w) in CONCEPTS["payment"] for w in obj))
+    )
+    q.kind = "accept" if accept else "offer"
+    if (
+        verb
+        and vstem
+        and verb not in _GENERIC_VERBS
+        and vstem not in _GENERIC_STEMS
+        and verb not in _ACCEPT_VERBS
+    ):
+        q.verb_group = _VERB_GROUP.get(vstem, vstem)
+    chunk: list[str] = []
+    for w in obj:
+        if w in _PREPOSITIONS:
+            break
+        chunk.append(w)
+    content = [w for w in obj if w not in _STOP and w not in _DETERMINERS and not _is_day_word(w)]
+    content = [w for w in content if w not in _TRAILING]
+    q.object_stems = list(dict.fromkeys(stem(w.replace("-", "")) for w in content))
+    head_words = [w for w in chunk if w not in _STOP and w not in _DETERMINERS]
+    if verb is None and adjective is None and head_words:
+        # A property question ("Is the sourdough gluten free?"): the thing is the first word, the rest
+        # is what is asked about it.
+        q.head = stem(head_words[0].replace("-", ""))
+    elif q.verb_group and own_action:
+        q.head = vstem  # "Can I smoke outside?": the visitor's own activity is the thing asked about
+    elif head_words:
+        q.head = stem(head_words[-1].replace("-", ""))
+    elif q.verb_group:
+        q.head = vstem
+    q.verb_stem = vstem if q.verb_group else None
+    q.required = [
+        stem(w.replace("-", "")) for w in head_words if not _is_day_word(w) and w not in _TRAILING
+    ] + ([vstem] if q.verb_group and vstem else [])
+    shown = [w for w in obj if w not in _DETERMINERS]
+    while shown and shown[0] in _PREPOSITIONS:
+        shown = shown[1:]
+    q.object_text = _echo(q.text, shown)
+    if q.verb_group and vstem and vstem not in q.stems:
+        q.stems[vstem] = 1.0
+    if not q.object_stems and q.verb_group is None:
+        q.kind = "wh"
+
+
+def _echo(original: str, words: list[str]) -> str:
+    """The visitor's words for the thing asked about, in their own spelling, only when short and plain:
+    echoing arbitrary visitor text would be an injection channel of its own."""
+    if not words or len(words) > 4:
+        return ""
+    # The words are canonical ("applepay"); let each match the visitor's spelling ("Apple Pay").
+    pattern = r"\W+".join(r"[\s-]?".join(re.escape(ch) for ch in w) + "s?" for w in words)
+    m = re.search(rf"(?i)\b{pattern}\b", original.replace("\u2019", "'"))
+    phrase = m.group(0) if m else " ".join(words)
+    if re.fullmatch(r"[A-Za-z0-9&' -]{1,40}", phrase) is None:
+        return ""
+    return phrase
+
+
+def _merge_followup(q: _Question, history: list[tuple[str, str]], on: date, business: str) -> _Question:
+    """A follow-up that does not say what it is about ("And on Sundays?", "and a full service?") takes
+    the previous question's kind and subject, keeping its own words first."""
+    previous = next((text for role, text in reversed(history) if role == "user"), None)
+    if not previous:
+        return q
+    low = q.text.lower().strip()
+    content = [s for s in q.stems if len(s) > 1]
+    starts = re.match(r"^(and|what about|how about|what of|same for|also|or)\b", low) is not None
+    if not starts and (
+        len(content) > 2 or q.kind != "wh" or re.match(r"^\W*(what|how|when|where|which|who|why)\b", low)
+    ):
+        return q
+    prev = _analyse(previous, on, business)
+    q.elliptical = True
+    if q.days and prev.kind in ("days", "time"):
+        q.kind = prev.kind
+        q.time = q.time if q.time is not None else prev.time
+        q.asks_closed = prev.asks_closed
+        return q
+    if q.focus is None:
+        q.focus = prev.focus
+    for s, w in prev.stems.items():
+        q.stems.setdefault(s, 0.3 * w)
+    if q.kind == "wh" and prev.kind in ("offer", "accept") and content:
+        q.kind = prev.kind
+        q.verb_group = prev.verb_group
+        q.object_stems = [s for s in content if s not in {"and", "what", "about"}]
+        q.head = q.object_stems[-1] if q.object_stems else None
+        q.object_text = _echo(
+            q.text, [w for w in re.findall(r"[A-Za-z0-9-]+", q.text) if w.lower() not in _STOP]
+        )
+    if not q.concepts:
+        q.concepts = set(prev.concepts)
+    return q
+
+
+# --- the answer -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Reply:
+    decision: str
+    sentences: list[str]
+    used: list[int]
+    prefix: str = ""
+    closing: str = ""
+    flags: tuple[str, ...] = ()
+
+
+class BuiltinAnswerer:
+    """Answers from the rendered facts alone; deterministic, so three runs give identical answers."""
+
+    name = "builtin"
+
+    def stream(
+        self,
+        *,
+        question: str,
+        history: list[tuple[str, str]],
+        context: list[RenderedTopic],
+        business_name: str,
+        on: date,
+    ) -> AnswerStream:
+        answer = self.answer(
+            question=question, history=history, context=context, business_name=business_name, on=on
+        )
+        return AnswerStream(chunk_text(answer.text), lambda _text: answer)
+
+    def answer(
+        self,
+        *,
+        question: str,
+        history: list[tuple[str, str]],
+        context: list[RenderedTopic],
+        business_name: str,
+        on: date,
+    ) -> Answer:
+        facts = _load(context)
+        q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
+        lowercase = _lowercase_words(facts, question, history)
+        reply = _decide(q, facts, business_name, on) if facts else None
+        if reply is None or (reply.decision == "unknown" and not reply.sentences):
+            return Answer(text=unknown_reply(business_name), decision="unknown", used_fact_ids=[])
+        text = _compose(reply, lowercase)
+        return Answer(text=text, decision=reply.decision, used_fact_ids=reply.used, flags=reply.flags)
+
+
+def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
+    if q.kind == "days":
+        return _days_reply(q, facts, business, on)
+    if q.kind == "time":
+        return _time_reply(q, facts, business, on)
+    if q.kind in ("offer", "accept"):
+        return _offer_reply(q, facts, business)
+    return _wh_reply(q, facts, business)
+
+
+def _idf(facts: list[_Fact]) -> dict[str, float]:
+    df: dict[str, int] = {}
+    for f in facts:
+        for s in set(f.stems) | set(f.topic_stems):
+            df[s] = df.get(s, 0) + 1
+    n = len(facts)
+    return {s: math.log(1 + n / c) for s, c in df.items()}
+
+
+def _scores(q: _Question, facts: list[_Fact]) -> list[tuple[float, float, _Fact]]:
+    """(total score, word score, fact) for facts with anything in common with the question."""
+    idf = _idf(facts)
+    out = []
+    for f in facts:
+        words = sum(
+            w * idf.get(s, 0.0) * min(1.0, f.stems[s] + 0.5) for s, w in q.stems.items() if s in f.stems
+        )
+        topic = 0.5 * sum(
+            w * idf.get(s, 0.0) for s, w in q.stems.items() if s in f.topic_stems and s not in f.stems
+        )
+        shared = q.concepts & f.concepts
+        focus = q.focus is not None and q.focus in f.concepts
+        if words + topic <= 0 and not focus:
+            continue
+        total = words + topic + 0.5 * len(shared) + (1.0 if focus else 0.0)
+        out.append((total, words + topic, f))
+    out.sort(key=lambda item: (-item[0], item[2].order))
+    return out
+
+
+def _state_key(q: _Question, f: _Fact) -> int:
+    order = _STATE_ORDER.get(f.state, 1)
+    if q.usual and f.state == "paused":
+        return -1
+    return order
+
+
+def _with_overrides(picked: list[_Fact], facts: list[_Fact]) -> list[_Fact]:
+    """A paused fact is only half the truth: whenever one is picked, the temporary fact in force on the
+    same topic (the one that pauses it) goes with it, so a usual arrangement is never given alone."""
+    out = list(picked)
+    for f in picked:
+        if f.state == "paused":
+            out += [g for g in facts if g.topic == f.topic and g.state == "temporary" and g not in out]
+    return out
+
+
+_FOCUS_LABEL = {
+    "price": "the price",
+    "hours": "the times",
+    "distance": "the distance",
+    "leadtime": "how much notice is needed",
+    "turnaround": "how long it takes",
+    "location": "the address",
+    "phone": "a phone number",
+    "email": "an email address",
+}
+
+
+def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3) -> _Reply | None:
+    candidates = facts
+    if q.days and (q.focus == "hours" or "hours" in q.concepts):
+        covering = [f for f in facts if f.hours_fact and q.days & (f.open_days | f.closed_days)]
+        if covering:
+            candidates = covering
+    scored = _scores(q, candidates)
+    if not scored:
+        return None
+    subject = _subject(q)
+    if subject and not any(s in f.stems or s in f.topic_stems for f in facts for s in subject):
+        # The question names something ("How much are cupcakes?") that no fact mentions: facts that only
+        # share the kind (other prices) would answer a different question.
+        return None
+    best_total = scored[0][0]
+    best_words = max(w for _t, w, _f in scored)
+    # When some fact shares words with the question, a fact that only shares the kind ("hours") is
+    # about something else ("Check-out is by 11am" for "What time is check-in?").
+    picked = [
+        f
+        for total, words, f in scored
+        if total >= 0.6 * best_total and (best_words <= 0 or words >= 0.35 * best_words)
+    ][:limit]
+    if q.focus and any(q.focus in f.concepts for f in picked):
+        # The kind of fact asked for wins over facts that merely share a word ("How far do you
+        # deliver?" wants the radius, not the fee).
+        picked = [f for f in picked if q.focus in f.concepts]
+    elif q.focus in _FOCUS_LABEL:
+        # Facts about the thing, none of the kind asked for ("How much is a cleaning?" against "We
+        # provide cleanings, ..."): worth giving, but the question itself is unanswered.
+        picked = picked[:1]
+        return _Reply(
+            "unknown",
+            [_sentence(f) for f in picked],
+            [f.id for f in picked],
+            closing=partial_unknown_reply(business, about=_FOCUS_LABEL[q.focus]),
+            flags=("partial",),
+        )
+    picked = _with_overrides(picked, candidates)
+    picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
+    picked = picked[:limit]
+    return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
+
+
+_GENERIC_ASK = {
+    stem(w)
+    for w in _words(
+        "time hour price cost much far long late early day open close morning afternoon evening night shop store "
+        "office clinic place business usually normally currently still method option way kind type policy info "
+        "information detail take accept use have offer provide serve sell carry"
+    )
+}
+
+
+def _subject(q: _Question) -> set[str]:
+    """The question's own words that name what it is about (not the kind of answer it wants)."""
+    generic = _GENERIC_ASK | (CONCEPTS[q.focus] if q.focus else frozenset())
+    return {s for s, w in q.stems.items() if w >= 1.0 and s not in generic and not s[:1].isdigit()}
+
+
+def _score_of(scored: list[tuple[float, float, _Fact]], fact: _Fact) -> float:
+    return next((total for total, _w, f in scored if f is fact), 0.0)
+
+
+# --- days and times -------------------------------------------------------------------------------------
+
+
+def _ordered(facts: Iterable[_Fact]) -> list[_Fact]:
+    return sorted(facts, key=lambda f: (_STATE_ORDER.get(f.state, 1), f.order))
+
+
+def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
+    hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
+    yes, no = ("No — ", "Yes — ") if q.asks_closed else ("Yes — ", "No — ")
+    if q.now:
+        # A temporary closure in force ("closed from November 20 to December 5") settles "open now?"
+        # whatever the weekly hours say.
+        for f in _ordered(hours):
+            if f.state == "temporary" and any(c.polarity == "closed" and not c.days for c in f.clauses):
+                return _Reply("answer", [_sentence(f)], [f.id], prefix=no)
+    days = q.days
+    deciding = [f for f in _ordered(hours) if days & (f.open_days | f.closed_days)]
+    if deciding:
+        first = deciding[0]
+        closed = bool(days & first.closed_days) and not (days & first.open_days)
+        if closed:
+            return _Reply("answer", [_sentence(first)], [first.id], prefix=no)
+        if days <= _open_union(deciding):
+            picked = [first] + [
+                f for f in deciding[1:2] if f.state == "paused" and first.state == "temporary"
+            ]
+            return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix=yes)
+        return _wh_reply(q, facts, business)
+    # Something else mentions the day ("Gluten-free bread is available on Saturdays only"): not a
+    # near-certain no; say what is known.
+    mentions = [f for f in facts if days & days_in(f.statement)]
+    if mentions:
+        picked = _ordered(mentions)[:2] + [f for f in _ordered(hours) if f.open_days][:1]
+        return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
+    day_sets = [f for f in _ordered(hours) if f.open_days]
+    if day_sets:
+        # A day outside every stated set of opening days: the near-certain no of seed 000, 3.3.
+        picked = day_sets[:2]
+        return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix=no)
+    if hours:
+        picked = _ordered(hours)[:2]
+        return _Reply(
+            "unknown",
+            [_sentence(f) for f in picked],
+            [f.id for f in picked],
+            closing=partial_unknown_reply(business, whether=f"it's open on {_days_text(days)}"),
+            flags=("partial",),
+        )
+    return None
+
+
+def _open_union(facts: list[_Fact]) -> set[int]:
+    out: set[int] = set()
+    for f in facts:
+        out |= f.open_days
+    return out
+
+
+def _days_text(days: set[int]) -> str:
+    names = [DAY_NAMES[d] + "s" for d in sorted(days)]
+    if len(names) == 7:
+        return "every day"
+    if set(days) == {5, 6}:
+        return "weekends"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _time_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
+    days = q.days or {on.weekday()}
+    hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
+    covering = [f for f in _ordered(hours) if days & f.open_days]
+    in_force = [f for f in covering if f.state != "paused"] or covering
+    if not in_force or q.time is None:
+        if any(days & f.closed_days for f in hours) or any(f.open_days for f in hours):
+            return _days_reply(q, facts, business, on)
+        return _wh_reply(q, facts, business)
+    first = in_force[0]
+    opens, closes = _hours_for(first, days)
+    if opens is None:
+        for other in covering:
+            if other is not first:
+                opens = _hours_for(other, days)[0]
+                if opens is not None:
+                    break
+    t = q.time
+    no_prefix, yes_prefix = ("Yes — ", "No — ") if q.asks_closed else ("No — ", "Yes — ")
+    sentences = [_sentence(first)]
+    if closes is not None and t >= closes:
+        return _Reply("answer", sentences, [first.id], prefix=no_prefix)
+    if opens is not None and t < opens:
+        return _Reply("answer", sentences, [first.id], prefix=no_prefix)
+    if closes is not None and (opens is not None or t >= 12 * 60):
+        return _Reply("answer", sentences, [first.id], prefix=yes_prefix)
+    return _Reply("answer", sentences, [first.id])
+
+
+def _hours_for(f: _Fact, days: set[int]) -> tuple[int | None, int | None]:
+    for c in f.clauses:
+        if (
+            c.polarity == "open"
+            and (days & c.days or not c.days)
+            and (c.opens is not None or c.closes is not None)
+        ):
+            return c.opens, c.closes
+    return None, None
+
+
+# --- offerings and acceptance ---------------------------------------------------------------------------
+
+_CARD_BRANDS = {"visa", "mastercard", "amex", "discover", "maestro"}
+_GENERIC_CARDS_RE = re.compile(
+    r"(?i)(?<!gift )(?<!loyalty )\b(?:all\s+)?(?:major\s+)?(?:credit\s+|debit\s+)?cards\b"
+)
+
+
+def _covered(s: str, f: _Fact, *, broad: bool) -> bool:
+    if s in f.stems:
+        return True
+    if s in _CARD_BRANDS or s in {"card", "credit"}:
+        # Card questions are answered only by statements about accepting payment: "gift cards" or a
+        # "card" in some other sense never says anything about Visa.
+        if not _ACCEPT_VERB_RE.search(f.statement):
+            return False
+        if s in {"card", "credit"}:
+            return (
+                any(b in f.stems for b in _CARD_BRANDS) or _GENERIC_CARDS_RE.search(f.statement) is not None
+            )
+        return _GENERIC_CARDS_RE.search(f.statement) is not None
+    for name, words in CONCEPTS.items():
+        if s in words and (
+            (name in _NARROW and words & set(f.stems)) or (broad and name in _BROAD and name in f.concepts)
+        ):
+            return True
+    return False
+
+
+def _negated_stems(f: _Fact) -> set[str]:
+    """Stems that the statement rules out: everything in a negated clause ("Pets are not allowed"), and
+    what follows an exception ("... except Rad Power", "... but not Medicaid")."""
+    negated, excepted = _negation_scopes(f)
+    return negated | excepted
+
+
+def _negation_scopes(f: _Fact) -> tuple[set[str], set[str]]:
+    negated: set[str] = set()
+    excepted: set[str] = set()
+    for clause in re.split(r"(?i)[,;.]|\bbut\b(?!\s+not)|\bhowever\b", _canon(f.statement)):
+        exc = _EXCEPT_RE.search(clause)
+        if exc is not None:
+            excepted |= set(stems_of(clause[exc.end() :]))
+            clause = clause[: exc.start()]
+        if _NEG_RE.search(clause):
+            negated |= set(stems_of(clause))
+    return negated, excepted
+
+
+def _offer_reply(q: _Question, facts: list[_Fact], business: str) -> _Reply | None:
+    numbers = [s for s in q.object_stems if s[:1].isdigit()]
+    targets = [s for s in q.object_stems if not s[:1].isdigit()]
+    if q.verb_group and q.head and q.head not in targets:
+        targets.append(q.head)
+    if not targets:
+        return _wh_reply(q, facts, business)
+    scored = _scores(q, facts)
+    ranked = [f for _t, _w, f in scored] + [f for f in facts if all(f is not g for _a, _b, g in scored)]
+    ranked = sorted(ranked, key=lambda f: (_STATE_ORDER.get(f.state, 1) > 1, ranked.index(f)))
+
+    def verb_ok(f: _Fact) -> bool:
+        # "Do you rent bikes?" is not answered by "We sell bikes": a specific verb must be in the fact.
+        return q.verb_group is None or _covered(q.verb_group, f, broad=False)
+
+    # 1. A fact that rules the thing out: the head of what was asked is negated. A general "no" covers
+    #    a specific question ("Smoking is not permitted anywhere" answers "Can I smoke in my room?").
+    key = q.head or (targets[-1] if targets else None)
+    required = [s for s in q.required if not s[:1].isdigit()] or ([key] if key else [])
+    for f in ranked:
+        negated, excepted = _negation_scopes(f)
+        named_exception = any(s in excepted for s in q.object_stems)
+        rules_out = (
+            bool(required)
+            and all(_covered(s, f, broad=False) for s in required)
+            and any(s in negated or _negated_synonym(s, negated) for s in required)
+            and not (key and _narrower(f, key, q.object_stems))
+        )
+        if named_exception or rules_out:
+            return _Reply("answer", [_sentence(f)], [f.id], prefix="No, " if _plain_negative(f) else "No — ")
+    # 2. A fact that names it, positively and without conditions: "Yes".
+    for f in ranked:
+        if targets and all(_covered(s, f, broad=False) for s in targets) and verb_ok(f):
+            negated = _negated_stems(f)
+            if any(s in negated for s in targets if s in f.stems):
+                continue
+            # "Is sourdough $8?" against "Sourdough is $8.50.": the fact answers, but not with a yes.
+            conditional = _COND_RE.search(_clause_with(f, targets)) is not None or any(
+                n not in f.stems for n in numbers
+            )
+            picked = [f]
+            if not conditional:
+                extra = _extra_detail(f, facts, targets)
+                picked += extra
+            return _Reply(
+                "answer",
+                [_sentence(x) for x in picked],
+                [x.id for x in picked],
+                prefix="" if conditional else "Yes — ",
+            )
+    # 3. A fact about it, where the words only meet in kind ("a cancellation fee" / "is charged"): say it
+    #    without a yes or no.
+    for f in ranked:
+        if targets and all(_covered(s, f, broad=True) for s in targets) and verb_ok(f):
+            return _Reply("answer", [_sentence(f)], [f.id])
+    # 4. Not named: an exclusive list is a no ("We accept cash only"); any other list is not.
+    lists = [f for f in ranked if _is_list_for(q, f)]
+    for f in lists:
+        if _EXCLUSIVE_RE.search(f.statement):
+            return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
+    # Related facts worth giving with the unknown reply: a list of the same kind, what is said about the
+    # thing itself, or, when the question is about where or to whom a service goes ("deliver to
+    # Vancouver?"), what is said about that service.
+    verb_is_head = q.verb_group is not None and q.head is not None and q.head == q.verb_stem
+    related = lists or [
+        f
+        for f in ranked
+        if (q.head and q.head in f.stems and _OFFER_VERB_RE.search(f.statement))
+        or (verb_is_head and q.verb_group and _covered(q.verb_group, f, broad=False))
+    ]
+    related = sorted(related[:2], key=lambda f: f.order)
+    thing = q.object_text
+    if q.kind == "accept":
+        closing = partial_unknown_reply(business, whether=f"{thing} is accepted" if thing else None)
+    else:
+        closing = partial_unknown_reply(business, about=thing or None)
+    if not related:
+        return _Reply("unknown", [], [], closing=closing)
+    return _Reply(
+        "unknown",
+        [_sentence(f) for f in related],
+        [f.id for f in related],
+        closing=closing,
+        flags=("partial",),
+    )
+
+
+_VERBISH = re.compile(
+    r"(?i)^(sell|sells|make|makes|bake|bakes|offer|offers|provide|provides|have|has|carry|carries|stock|stocks|"
+    r"serve|serves|do|does|see|sees|service|services|repair|repairs|fix|fixes|rent|rents|deliver|delivers|"
+    r"accept|accepts|take|takes|allow|allows|any|more|longer|our|the|a|an|no|not|never)$"
+)
+
+
+def _narrower(f: _Fact, key: str, asked: list[str]) -> bool:
+    """Whether the fact rules out a narrower thing than was asked: "no longer sells gift cards" says
+    nothing about credit cards, "does not make wedding cakes" nothing about cakes in general."""
+    words = f.words
+    for i, w in enumerate(words):
+        if stem(w) == key and i > 0:
+            before = words[i - 1]
+            return not (before in _STOP or _VERBISH.match(before) or stem(before) in asked)
+    return False
+
+
+def _negated_synonym(key: str, negated: set[str]) -> bool:
+    for name, words in CONCEPTS.items():
+        if name in _NARROW and key in words and words & negated:
+            return True
+    if key in _CARD_BRANDS:
+        return key in negated
+    return False
+
+
+def _plain_negative(f: _Fact) -> bool:
+    """ "No, Sunny Bakery no longer sells gift cards." reads as a plain no; an exception ("except Rad
+    Power", "but not Medicaid") reads better after a dash."""
+    return _EXCEPT_RE.search(f.statement) is None
+
+
+def _clause_with(f: _Fact, targets: list[str]) -> str:
+    for clause in re.split(r"[,;]", _canon(f.statement)):
+        if set(stems_of(clause)) & set(targets):
+            return clause
+    return f.statement
+
+
+def _extra_detail(f: _Fact, facts: list[_Fact], targets: list[str]) -> list[_Fact]:
+    """After "Yes — Sunny Bakery makes wedding cakes." one more fact on the same thing, a price first."""
+    same = [
+        g
+        for g in facts
+        if g is not f
+        and g.topic == f.topic
+        and g.state != "upcoming"
+        and all(s in g.stems for s in targets if s in f.stems)
+        and not _negated_stems(g) & set(targets)
+    ]
+    same.sort(key=lambda g: ("price" not in g.concepts, g.order))
+    return same[:1]
+
+
+def _is_list_for(q: _Question, f: _Fact) -> bool:
+    """A fact listing what is accepted (for payment or insurance questions) or what is offered by the
+    same verb ("We sell new and used bikes from Trek and Specialized" for "Do you sell Cannondale?")."""
+    if q.kind == "accept":
+        if not _ACCEPT_VERB_RE.search(f.statement):
+            return False
+        wanted = {c for c in ("payment", "insurance") if c in q.concepts}
+        if not wanted and q.concepts - {"payment", "insurance"}:
+            return False  # "Do you take walk-ins?": a payment list says nothing about it
+        wanted = wanted or {"payment", "insurance"}
+        if "insurance" in q.concepts and "payment" in wanted and "insurance" in wanted:
+            wanted = {"insurance"}
+        return bool(wanted & f.concepts)
+    if q.head and q.head in f.stems and _OFFER_VERB_RE.search(f.statement):
+        return any(s not in f.stems for s in q.object_stems)
+    return False
+
+
+# --- wording --------------------------------------------------------------------------------------------
+
+_COMMON_STARTERS = {
+    "we", "we're", "we've", "we'll", "our", "open", "closed", "the", "a", "an", "all", "most", "free",
+    "delivery", "early", "it", "its", "there", "this", "these", "every", "each", "please", "late", "yes",
+    "no", "until", "usually", "from", "hours", "orders", "prices", "rooms", "children", "pets", "smoking",
+}  # fmt: skip
+
+
+def _sentence(f: _Fact) -> str:
+    text = " ".join(f.statement.split())
+    if re.match(r"^(Open|Closed)\b", text):
+        # A fragment from a website ("Open Monday to Friday, 7 AM to 3 PM.") in the business's voice.
+        text = "We're " + text[0].lower() + text[1:]
+    if text and text[-1] not in ".!?":
+        text += "."
+    prefix = _state_prefix(f, text)
+    if prefix:
+        text = f"{prefix}, {_lower_first(text, force=True)}"
+    return text
+
+
+def _state_prefix(f: _Fact, text: str) -> str:
+    rf = f.rf
+    if f.state == "paused":
+        m = re.match(r"^(Usually, and again from [^:]+):", rf.line or "")
+        return m.group(1) if m else "Usually"
+    if _DATE_RE.search(text) or _RELATIVE_RE.search(text):
+        return ""  # the statement carries its own dates ("20% off all helmets until January 31")
+    if f.state == "temporary" and rf.valid_to is not None:
+        return f"Until {_fmt(rf.valid_to)}"
+    if f.state == "upcoming" and rf.valid_from is not None:
+        until = f" to {_fmt(rf.valid_to)}" if rf.valid_to else ""
+        return f"From {_fmt(rf.valid_from)}{until}"
+    return ""
+
+
+def _fmt(day: date) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+def _lowercase_words(facts: list[_Fact], question: str, history: list[tuple[str, str]]) -> set[str]:
+    """Words seen in lowercase in the facts or the conversation: safe to lowercase at a sentence start
+    after "Yes —" (a brand or name is never seen in lowercase, so it keeps its capital)."""
+    words: set[str] = set(_COMMON_STARTERS)
+    capitalised: set[str] = set()
+    texts = [f.statement for f in facts] + [question] + [t for _r, t in history]
+    for text in texts:
+        for i, w in enumerate(re.findall(r"[A-Za-z][A-Za-z'\u2019]*", text)):
+            if w.islower():
+                words.add(w)
+            elif i > 0 and w[0].isupper():
+                capitalised.add(w.lower())
+    return words - (capitalised - _COMMON_STARTERS)
+
+
+def _lower_first(text: str, *, force: bool = False, lowercase: set[str] | None = None) -> str:
+    m = re.match(r"([A-Za-z][A-Za-z'\u2019]*)", text)
+    if m is None:
+        return text
+    word = m.group(1)
+    known = lowercase if lowercase is not None else _COMMON_STARTERS
+    if word.lower() in {d.lower() for d in DAY_NAMES} or (len(word) > 1 and word[1:].lower() != word[1:]):
+        return text
+    low = word.lower()
+    if low in known or low + "s" in known or low + "es" in known or (force and low in _COMMON_STARTERS):
+        return text[0].lower() + text[1:]
+    return text
+
+
+def _compose(reply: _Reply, lowercase: set[str]) -> str:
+    sentences = list(reply.sentences)
+    if reply.prefix and sentences:
+        sentences[0] = reply.prefix + _lower_first(sentences[0], lowercase=lowercase)
+    parts = sentences + ([reply.closing] if reply.closing else [])
+    return " ".join(p.strip() for p in parts if p.strip())

@@ -163,7 +163,10 @@ class WidgetConfigApi(APIView):
         with schema_context(business.schema_name):
             identity = business_identity()
         identity.pop("allowed_hosts", None)
-        return Response(identity)
+        response = Response(identity)
+        # Public, credential-free data that every customer site's widget fetches.
+        response["Access-Control-Allow-Origin"] = "*"
+        return response
 
 
 class DraftApi(APIView):

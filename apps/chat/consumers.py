@@ -68,8 +68,10 @@ def _open(visitor_id: str, origin: str) -> dict[str, Any]:
     if not origin_allowed(origin, [*(widget.allowed_origins or []), *portal_origins()]):
         return {"refused": True}
     conversation = conversation_open(visitor_id=visitor_id, origin=origin)
+    identity = business_identity()
+    identity.pop("allowed_hosts", None)  # the allow-list is the business's, not the visitors'
     return {
-        "business": business_identity(),
+        "business": identity,
         "conversation": {"id": conversation.pk, "messages": conversation_transcript(conversation)},
     }
 
@@ -121,7 +123,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.public_key = self.scope["url_route"]["kwargs"]["key"]
         found = await database_sync_to_async(_business_for_key)(self.public_key)
         if found is None:
-            await self.close(code=4404)
+            await self._refuse(4404)
             return
         self.schema_name = found[0]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
@@ -131,11 +133,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         origin = headers.get(b"origin", b"").decode("latin-1")
         opened = await call_in_schema(self.schema_name, _open, self.visitor_id, origin)
         if opened.get("refused"):
-            await self.close(code=4403)
+            await self._refuse(4403)
             return
         self.conversation_id = opened["conversation"]["id"]
         await self.accept()
         await self.send_json({"type": "hello", **opened})
+
+    async def _refuse(self, code: int) -> None:
+        # Accept, then close with our code: a handshake rejected before accept reaches the browser
+        # as 1006 ("server down"), and the widget would keep retrying instead of stopping.
+        await self.accept()
+        await self.close(code=code)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if not isinstance(content, dict):

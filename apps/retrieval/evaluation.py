@@ -51,10 +51,12 @@ class Question:
 @dataclass
 class Outcome:
     rank: int | None  # 1-based rank of the first kept piece with a gold fact; None when missed
-    top_similarity: float
+    top_similarity: float  # the message's own best match
+    confidence: float  # the signal the decisions use
     latency_ms: float
     kept: list[str]
     unanswerable_top: float | None = None
+    unanswerable_confidence: float | None = None
     decisions: dict[str, bool] = field(default_factory=dict)
 
 
@@ -143,13 +145,13 @@ def _ask(question: Question, options: RetrievalOptions) -> Outcome:
     )
 
 
-def _ask_without_gold(question: Question, options: RetrievalOptions) -> float:
+def _ask_without_gold(question: Question, options: RetrievalOptions) -> tuple[float, float]:
     source = Source.objects.get(ref=doc_ref(question.domain, question.entity_id, question.doc_id))
     with transaction.atomic():
         source_retire(source=source, reason="evaluation: gold removed")
         result = retrieve(question.message, on=EVAL_DAY, history=question.history, options=options)
         transaction.set_rollback(True)
-    return result.top_similarity
+    return result.top_similarity, result.confidence
 
 
 def evaluate(
@@ -179,7 +181,9 @@ def evaluate(
                     for q in questions:
                         outcome = _ask(q, options)
                         if unanswerable:
-                            outcome.unanswerable_top = _ask_without_gold(q, options)
+                            outcome.unanswerable_top, outcome.unanswerable_confidence = _ask_without_gold(
+                                q, options
+                            )
                         outcomes[config_name][q.index] = outcome
         finally:
             use_public_schema()
@@ -220,10 +224,16 @@ def summarise(dataset: Dataset, outcomes: list[Outcome], *, k: int) -> dict[str,
         }
         for d, os in sorted(by_domain.items())
     }
-    gone = [o.unanswerable_top for o in outcomes if o.unanswerable_top is not None]
+    gone = [o.unanswerable_confidence for o in outcomes if o.unanswerable_confidence is not None]
     if gone:
-        present = [o.top_similarity for o in outcomes]
-        summary["unanswerable"] = unanswerable_summary(present, gone)
+        summary["unanswerable"] = unanswerable_summary([o.confidence for o in outcomes], gone)
+        summary["unanswerable"]["auc_top_similarity_alone"] = round(
+            auc(
+                [o.top_similarity for o in outcomes],
+                [o.unanswerable_top for o in outcomes if o.unanswerable_top is not None],
+            ),
+            3,
+        )
     return summary
 
 

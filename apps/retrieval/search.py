@@ -7,7 +7,8 @@ answerer receives. Each step is measured, logged and switchable (RetrievalOption
 3. kind of fact (seed 003): "prices", "opening hours"... searched on its own, with a reserved place;
 4. keyword: Postgres full text, when the message carries exact identifiers (or when enabled);
 5. diversity: a pool of four times the final count, at most three pieces from one topic;
-6. confidence: the message's top similarity, with the decisions it triggers;
+6. confidence: the best kept piece's score (the message's own similarity, or the blended pass's,
+   discounted, for a follow-up), with the decisions it triggers;
 7. optional cross-encoder re-ranking (drafts), failing open;
 8. a log of all of it.
 
@@ -349,7 +350,10 @@ def retrieve(
     context = _render_context([h for h, _ in kept], on=on, audience=audience)
     lap("render")
 
-    decisions = decisions_for(top_similarity, profile)
+    # Confidence is what the answerer will actually read: the best kept piece's score. For a follow-up
+    # ("is it free?") that is the blended pass's; the message alone would call it unanswerable.
+    confidence = max((h.rank_score(opts.contextual_discount) for h, _ in kept), default=0.0)
+    decisions = decisions_for(confidence, profile)
     decisions["new_question"] = new_question
     log = {
         "message": message,
@@ -369,6 +373,7 @@ def retrieve(
             for h, why in kept
         ],
         "top_similarity": round(top_similarity, 4),
+        "confidence": round(confidence, 4),
         "decisions": decisions,
         "thresholds": {"values": profile.values, "origin": profile.origin},
         "timings_ms": timings,
@@ -380,7 +385,7 @@ def retrieve(
         on=on,
         hits=[h for h, _ in kept],
         context=context,
-        confidence=top_similarity,
+        confidence=confidence,
         top_similarity=top_similarity,
         decisions=decisions,
         profile=profile,

@@ -62,7 +62,10 @@ async def _session(key: str, origin: str, visitor: str, questions: list[str], ip
     connected, code = await communicator.connect(timeout=30)
     if not connected:
         return [{"type": "closed", "code": code}]
-    frames = [await communicator.receive_json_from(timeout=30)]
+    first = await communicator.receive_output(timeout=30)
+    if first["type"] == "websocket.close":  # refused after accept, with our close code
+        return [{"type": "closed", "code": first.get("code")}]
+    frames = [json.loads(first["text"])]
     for question in questions:
         await communicator.send_json_to({"type": "message", "text": question})
         while True:

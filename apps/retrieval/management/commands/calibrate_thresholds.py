@@ -39,8 +39,10 @@ class Command(BaseCommand):
             outcomes = evaluate(
                 dataset, {"full": config_from("full")}, unanswerable=True, progress=self.stderr.write
             )
-            answerable += [o.top_similarity for o in outcomes["full"]]
-            unanswerable += [o.unanswerable_top for o in outcomes["full"] if o.unanswerable_top is not None]
+            answerable += [o.confidence for o in outcomes["full"]]
+            unanswerable += [
+                o.unanswerable_confidence for o in outcomes["full"] if o.unanswerable_confidence is not None
+            ]
         values = {
             name: round(calibrate_threshold(unanswerable, rate), 4)
             for name, rate in TARGET_FLAG_RATES.items()

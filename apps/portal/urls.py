@@ -1,3 +1,5 @@
+"""The owner portal's pages (tenant URLconf). Names are "<section>_<page>": the section is the tab."""
+
 from django.urls import path
 
 from apps.portal import views
@@ -5,4 +7,25 @@ from apps.portal import views
 app_name = "portal"
 urlpatterns = [
     path("", views.business_home, name="home"),
+    path("knowledge/", views.knowledge, name="knowledge"),
+    path("knowledge/topics/<int:pk>/", views.topic, name="knowledge_topic"),
+    path("knowledge/facts/<int:pk>/replace/", views.fact_replace, name="knowledge_replace"),
+    path("knowledge/facts/<int:pk>/retire/", views.fact_retire_view, name="knowledge_retire"),
+    path("knowledge/facts/<int:pk>/restore/", views.fact_restore_view, name="knowledge_restore"),
+    path("knowledge/disagreements/", views.disagreements, name="knowledge_disagreements"),
+    path("knowledge/disagreements/<int:pk>/", views.disagreement_resolve_view, name="knowledge_resolve"),
+    path("sources/", views.sources, name="sources"),
+    path("sources/sync/", views.sources_sync, name="sources_sync"),
+    path("sources/upload/", views.sources_upload, name="sources_upload"),
+    path("sources/answers/", views.owner_answer_add, name="sources_answer"),
+    path("sources/<int:pk>/retire/", views.source_retire_view, name="sources_retire"),
+    path("sources/jobs/<int:pk>/", views.job, name="sources_job"),
+    path("gaps/", views.gaps, name="gaps"),
+    path("gaps/<int:pk>/answer/", views.gap_answer_view, name="gaps_answer"),
+    path("gaps/<int:pk>/dismiss/", views.gap_dismiss_view, name="gaps_dismiss"),
+    path("conversations/", views.conversations, name="conversations"),
+    path("conversations/<int:pk>/", views.conversation, name="conversations_detail"),
+    path("conversations/answers/<int:pk>/fix/", views.answer_fix, name="conversations_fix"),
+    path("widget/", views.widget, name="widget"),
+    path("team/", views.team, name="team"),
 ]

@@ -1,14 +1,551 @@
-"""The owner portal: pages of one business, reachable only by its members and its reseller."""
+"""The owner portal: pages of one business, reachable only by its members and its reseller.
+
+Every view goes through ``portal_page`` (sign-in, then the access gate: a 404 for anyone else, never a
+403), parses its input, calls one service or selector, and renders. Lookups by id happen inside the
+business's schema, so an id from another business finds nothing.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from collections.abc import Callable
+from datetime import date, timedelta
+from functools import wraps
+from typing import Any
 
-from apps.accounts.access import business_role
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from apps.accounts.access import BUSINESS_ROLES_ALL, BUSINESS_ROLES_MANAGE, access_business, business_role
+from apps.accounts.models import Role
+from apps.accounts.services import invitation_create
+from apps.chat.models import Conversation, Message
+from apps.chat.models import Role as MessageRole
+from apps.chat.services import widget_settings
+from apps.facts import ingestion
+from apps.facts.models import Disagreement, Fact, IngestionJob, JobStatus, Source, Topic
+from apps.facts.services import (
+    KnowledgeInputError,
+    disagreement_resolve,
+    fact_restore,
+    fact_retire,
+    owner_answer_record,
+    owner_fact_add,
+    source_retire,
+)
+from apps.gaps.models import GapStatus, GapTicket
+from apps.gaps.services import gap_answer, gap_dismiss
+from apps.portal import forms, selectors
+from apps.portal.charts import daily_bars
+
+# Uploads up to this size are read while the owner waits (they see the new facts at once); larger ones
+# go to the worker and the page shows the job's progress.
+INLINE_UPLOAD_BYTES = 512 * 1024
+
+NAV = [
+    ("portal:home", "Dashboard", BUSINESS_ROLES_ALL),
+    ("portal:knowledge", "Knowledge", BUSINESS_ROLES_ALL),
+    ("portal:sources", "Sources", BUSINESS_ROLES_ALL),
+    ("portal:gaps", "Questions", BUSINESS_ROLES_ALL),
+    ("portal:conversations", "Conversations", BUSINESS_ROLES_ALL),
+    ("portal:widget", "Widget", BUSINESS_ROLES_MANAGE),
+    ("portal:team", "Team", BUSINESS_ROLES_MANAGE),
+]
+
+View = Callable[..., HttpResponse]
+
+
+def portal_page(roles: frozenset[Role] = BUSINESS_ROLES_ALL) -> Callable[[View], View]:
+    """Sign-in required, then the access gate; the role is kept on the request for the templates."""
+
+    def decorate(view: View) -> View:
+        @login_required
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            business = getattr(request, "tenant", None)
+            if business is None:
+                raise Http404("No such business.")
+            request.role = access_business(request.user, business, roles=roles)  # type: ignore[attr-defined]
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def _page(request: HttpRequest, template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    role = request.role  # type: ignore[attr-defined]
+    # View names are "<section>_<page>" ("portal:knowledge_topic"): the section's tab is current.
+    current = request.resolver_match.view_name if request.resolver_match else ""
+    section = current.split("_")[0]
+    nav = [
+        {"url": reverse(name), "label": label, "current": name == section}
+        for name, label, roles in NAV
+        if role in roles
+    ]
+    base = {
+        "role": role,
+        "can_manage": role in BUSINESS_ROLES_MANAGE,
+        "nav": nav,
+        "console_url": f"{settings.SITE_URL}/console/" if role == Role.RESELLER_ADMIN else "",
+    }
+    return render(request, template, {**base, **context}, status=status)
+
+
+def _actor(request: HttpRequest) -> str:
+    return str(getattr(request.user, "email", ""))
+
+
+def _on(request: HttpRequest) -> date:
+    """The date the owner is looking at (?on=YYYY-MM-DD), today by default."""
+    raw = request.GET.get("on", "")
+    try:
+        return date.fromisoformat(raw) if raw else timezone.localdate()
+    except ValueError:
+        messages.warning(request, f"{raw!r} is not a date; showing today.")
+        return timezone.localdate()
+
+
+def _quick_dates(today: date) -> list[tuple[str, date]]:
+    saturday = today + timedelta(days=(5 - today.weekday()) % 7 or 7)
+    return [
+        ("Today", today),
+        ("Tomorrow", today + timedelta(days=1)),
+        ("Saturday", saturday),
+        ("In 2 weeks", today + timedelta(days=14)),
+        ("In a month", today + timedelta(days=30)),
+    ]
+
+
+def _errors_of(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return " ".join(exc.messages)
+    return str(exc)
+
+
+# ----------------------------------------------------------------------------------------------
+# Dashboard (the business's home page)
 
 
 def business_home(request: HttpRequest) -> HttpResponse:
+    """Members see the dashboard; everyone else a plain page with the sign-in link (nothing private)."""
     business = request.tenant  # type: ignore[attr-defined]
     role = business_role(request.user, business)
-    return render(request, "portal/business_home.html", {"role": role})
+    if role is None:
+        return render(request, "portal/business_home.html", {"role": None})
+    request.role = role  # type: ignore[attr-defined]
+    stats = selectors.dashboard()
+    chart = daily_bars(
+        stats.days,
+        title="Conversations and unanswered questions, last 14 days",
+        desc=f"{sum(d.conversations for d in stats.days)} conversations and "
+        f"{sum(d.unanswered for d in stats.days)} unanswered questions in 14 days.",
+    )
+    return _page(request, "portal/dashboard.html", {"stats": stats, "chart": chart})
+
+
+# ----------------------------------------------------------------------------------------------
+# Knowledge
+
+
+@portal_page()
+def knowledge(request: HttpRequest) -> HttpResponse:
+    on = _on(request)
+    form = forms.FactForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = owner_fact_add(
+                topic=data["topic"],
+                statement=data["statement"],
+                valid_from=data["valid_from"],
+                valid_to=data["valid_to"],
+                visibility=data["visibility"],
+                actor=_actor(request),
+            )
+        except KnowledgeInputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            if result.disagreements:
+                messages.info(request, "Saved as a disagreement: a stronger source says otherwise.")
+            else:
+                messages.success(request, "Fact added. The assistant uses it from now on.")
+            return redirect(request.get_full_path())
+    context = {
+        "on": on,
+        "today": timezone.localdate(),
+        "quick_dates": _quick_dates(timezone.localdate()),
+        "topics": selectors.knowledge_overview(on=on),
+        "topic_names": selectors.topic_names(),
+        "disagreement_count": selectors.disagreements().count(),
+        "form": form,
+    }
+    return _page(request, "portal/knowledge.html", context, status=400 if form.errors else 200)
+
+
+@portal_page()
+def topic(request: HttpRequest, pk: int) -> HttpResponse:
+    found = get_object_or_404(Topic, pk=pk)
+    on = _on(request)
+    context = {
+        "page": selectors.topic_page(topic=found, on=on),
+        "on": on,
+        "today": timezone.localdate(),
+        "quick_dates": _quick_dates(timezone.localdate()),
+        "replace_form": forms.ReplaceForm(),
+        "retire_form": forms.RetireForm(),
+    }
+    return _page(request, "portal/topic.html", context)
+
+
+def _back_to_topic(fact: Fact, request: HttpRequest) -> HttpResponse:
+    url = reverse("portal:knowledge_topic", args=[fact.topic_id])
+    on = request.POST.get("on") or request.GET.get("on")
+    return redirect(f"{url}?on={on}" if on else url)
+
+
+@portal_page()
+def fact_replace(request: HttpRequest, pk: int) -> HttpResponse:
+    fact = get_object_or_404(Fact.objects.select_related("topic"), pk=pk)
+    form = forms.ReplaceForm(
+        request.POST or None,
+        initial={"statement": fact.statement, "valid_from": fact.valid_from, "valid_to": fact.valid_to},
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            owner_fact_add(
+                topic=fact.topic.name,
+                aspect=fact.aspect,
+                statement=form.cleaned_data["statement"],
+                valid_from=form.cleaned_data["valid_from"],
+                valid_to=form.cleaned_data["valid_to"],
+                visibility=fact.visibility,
+                replaces=[fact],
+                actor=_actor(request),
+            )
+        except KnowledgeInputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Replaced. The old wording is kept in the history.")
+            return _back_to_topic(fact, request)
+    return _page(
+        request,
+        "portal/fact_action.html",
+        {"fact": fact, "form": form, "action": "replace"},
+        status=400 if form.errors else 200,
+    )
+
+
+@portal_page()
+def fact_retire_view(request: HttpRequest, pk: int) -> HttpResponse:
+    fact = get_object_or_404(Fact.objects.select_related("topic"), pk=pk)
+    form = forms.RetireForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            fact_retire(fact=fact, reason=form.cleaned_data["reason"], actor=_actor(request))
+        except KnowledgeInputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Retired. The assistant no longer says it; you can restore it.")
+            return _back_to_topic(fact, request)
+    return _page(
+        request,
+        "portal/fact_action.html",
+        {"fact": fact, "form": form, "action": "retire"},
+        status=400 if form.errors else 200,
+    )
+
+
+@require_POST
+@portal_page()
+def fact_restore_view(request: HttpRequest, pk: int) -> HttpResponse:
+    fact = get_object_or_404(Fact, pk=pk)
+    form = forms.RestoreForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        fact_restore(fact=fact, reason=reason, actor=_actor(request))
+    except KnowledgeInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Restored. Whatever had replaced it is retired.")
+    return _back_to_topic(fact, request)
+
+
+@portal_page()
+def disagreements(request: HttpRequest) -> HttpResponse:
+    context = {"open": selectors.disagreements(), "resolved": selectors.disagreements(status="accepted")[:10]}
+    return _page(request, "portal/disagreements.html", context)
+
+
+@require_POST
+@portal_page()
+def disagreement_resolve_view(request: HttpRequest, pk: int) -> HttpResponse:
+    disagreement = get_object_or_404(Disagreement, pk=pk)
+    form = forms.ResolveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose accept or dismiss.")
+        return redirect("portal:knowledge_disagreements")
+    accept = form.cleaned_data["decision"] == "accept"
+    try:
+        disagreement_resolve(disagreement=disagreement, accept=accept, actor=_actor(request))
+    except KnowledgeInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            "Accepted: the source's value replaces yours." if accept else "Dismissed: your value stands.",
+        )
+    return redirect("portal:knowledge_disagreements")
+
+
+# ----------------------------------------------------------------------------------------------
+# Sources
+
+
+@portal_page()
+def sources(request: HttpRequest) -> HttpResponse:
+    current = ingestion.website_settings_get()
+    form = forms.WebsiteForm(
+        request.POST or None,
+        initial={
+            "start_url": current.start_url,
+            "schedule": current.schedule,
+            "max_pages": current.max_pages,
+            "max_depth": current.max_depth,
+        },
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            ingestion.website_settings_update(**form.cleaned_data)
+        except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Website settings saved.")
+            return redirect("portal:sources")
+    context = {
+        "page": selectors.sources_page(),
+        "website_form": form,
+        "upload_form": forms.UploadForm(),
+        "answer_form": forms.AnswerForm(),
+    }
+    return _page(request, "portal/sources.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@portal_page()
+def sources_sync(request: HttpRequest) -> HttpResponse:
+    try:
+        job = ingestion.website_sync_now(actor=_actor(request), background=True)
+    except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Reading {job.target} now: progress shows below.")
+    return redirect("portal:sources")
+
+
+@require_POST
+@portal_page()
+def sources_upload(request: HttpRequest) -> HttpResponse:
+    form = forms.UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose a file to upload.")
+        return redirect("portal:sources")
+    upload = form.cleaned_data["file"]
+    try:
+        job = ingestion.document_upload(
+            filename=upload.name,
+            data=upload.read(),
+            visibility=form.cleaned_data["visibility"],
+            actor=_actor(request),
+            background=upload.size > INLINE_UPLOAD_BYTES,
+        )
+    except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
+        messages.error(request, str(exc))
+    else:
+        if job.status == JobStatus.FAILED:
+            messages.error(request, f"{job.target}: {job.error or 'could not be read.'}")
+        elif job.status == JobStatus.DONE:
+            messages.success(request, f"{job.target}: {ingestion.job_summary(job)}")
+        else:
+            messages.success(request, f"{job.target} is being read: progress shows below.")
+    return redirect("portal:sources")
+
+
+@require_POST
+@portal_page()
+def source_retire_view(request: HttpRequest, pk: int) -> HttpResponse:
+    source = get_object_or_404(Source, pk=pk, is_active=True)
+    reason = request.POST.get("reason", "").strip()[:300]
+    result = source_retire(source=source, reason=reason, actor=_actor(request))
+    messages.success(
+        request, f"Retired {source.title or source.ref}: {len(result.retired)} fact(s) retired with it."
+    )
+    return redirect("portal:sources")
+
+
+@require_POST
+@portal_page()
+def owner_answer_add(request: HttpRequest) -> HttpResponse:
+    form = forms.AnswerForm(request.POST)
+    question = request.POST.get("question", "").strip()[:500]
+    if not form.is_valid():
+        messages.error(request, "Write an answer.")
+        return redirect("portal:sources")
+    try:
+        owner_answer_record(question=question, answer=form.cleaned_data["answer"], actor=_actor(request))
+    except KnowledgeInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Answer saved: it wins over the website and documents.")
+    return redirect("portal:sources")
+
+
+@portal_page()
+def job(request: HttpRequest, pk: int) -> HttpResponse:
+    """One job's progress (the Sources page polls this with htmx while the job runs)."""
+    found = selectors.with_summary(get_object_or_404(IngestionJob, pk=pk))
+    return _page(request, "portal/_job.html", {"job": found})
+
+
+# ----------------------------------------------------------------------------------------------
+# Gaps: questions the knowledge could not answer
+
+
+@portal_page()
+def gaps(request: HttpRequest) -> HttpResponse:
+    tickets = list(selectors.gaps_open())
+    rows = [{"ticket": t, "wordings": selectors.gap_wordings(t)} for t in tickets]
+    context = {"rows": rows, "closed": selectors.gaps_closed(), "answer_form": forms.AnswerForm()}
+    return _page(request, "portal/gaps.html", context)
+
+
+def _gap_done(request: HttpRequest, ticket: GapTicket, form: Any = None) -> HttpResponse:
+    if request.htmx:  # type: ignore[attr-defined]
+        row = {"ticket": ticket, "wordings": []}
+        return _page(request, "portal/_gap.html", {"row": row, "answer_form": form or forms.AnswerForm()})
+    if form is not None and form.errors:
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+    return redirect("portal:gaps")
+
+
+@require_POST
+@portal_page()
+def gap_answer_view(request: HttpRequest, pk: int) -> HttpResponse:
+    ticket = get_object_or_404(GapTicket.objects.defer("embedding"), pk=pk)
+    form = forms.AnswerForm(request.POST)
+    if form.is_valid():
+        try:
+            ticket = gap_answer(ticket=ticket, answer=form.cleaned_data["answer"], actor=_actor(request))
+        except KnowledgeInputError as exc:
+            form.add_error("answer", str(exc))
+        else:
+            if not request.htmx:  # type: ignore[attr-defined]
+                messages.success(request, "Answered. The assistant knows it now.")
+            return _gap_done(request, ticket)
+    return _gap_done(request, ticket, form)
+
+
+@require_POST
+@portal_page()
+def gap_dismiss_view(request: HttpRequest, pk: int) -> HttpResponse:
+    ticket = get_object_or_404(GapTicket.objects.defer("embedding"), pk=pk, status=GapStatus.OPEN)
+    form = forms.DismissForm(request.POST)
+    reason = (form.cleaned_data["reason"] if form.is_valid() else "") or "no business value"
+    ticket = gap_dismiss(ticket=ticket, reason=reason, actor=_actor(request))
+    if not request.htmx:  # type: ignore[attr-defined]
+        messages.success(request, "Dismissed. Similar questions will not be asked again.")
+    return _gap_done(request, ticket)
+
+
+# ----------------------------------------------------------------------------------------------
+# Conversations
+
+
+@portal_page()
+def conversations(request: HttpRequest) -> HttpResponse:
+    return _page(request, "portal/conversations.html", {"conversations": selectors.conversations_list()})
+
+
+@portal_page()
+def conversation(request: HttpRequest, pk: int) -> HttpResponse:
+    found = get_object_or_404(Conversation, pk=pk)
+    context = {
+        "conversation": found,
+        "turns": selectors.conversation_turns(found),
+        "fix_form": forms.AnswerForm(),
+    }
+    return _page(request, "portal/conversation.html", context)
+
+
+@require_POST
+@portal_page()
+def answer_fix(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Fix this answer": the owner's answer to the visitor's question, closing its gap if it had one."""
+    message = get_object_or_404(Message, pk=pk, role=MessageRole.ASSISTANT)
+    back = reverse("portal:conversations_detail", args=[message.conversation_id]) + f"#m{message.pk}"
+    form = forms.AnswerForm(request.POST)
+    question = selectors.question_before(message)
+    if not form.is_valid() or question is None:
+        messages.error(request, "Write the right answer.")
+        return redirect(back)
+    answer = form.cleaned_data["answer"]
+    ticket = selectors.open_gap_for_message(question.pk)
+    try:
+        if ticket is not None:
+            gap_answer(ticket=ticket, answer=answer, actor=_actor(request))
+        else:
+            owner_answer_record(question=question.text, answer=answer, actor=_actor(request))
+    except KnowledgeInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Saved as your answer: the assistant will say this from now on.")
+    return redirect(back)
+
+
+# ----------------------------------------------------------------------------------------------
+# Widget and team (owners and reseller admins)
+
+
+@portal_page(BUSINESS_ROLES_MANAGE)
+def widget(request: HttpRequest) -> HttpResponse:
+    business = request.tenant  # type: ignore[attr-defined]
+    form = forms.WidgetSettingsForm(request.POST or None, instance=widget_settings())
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Widget settings saved. The preview below uses them.")
+        return redirect("portal:widget")
+    script = f"{settings.SITE_URL}{settings.STATIC_URL}xorventa/widget.js"
+    snippet = f'<script src="{script}" data-key="{business.public_key}" async></script>'
+    context = {"form": form, "snippet": snippet, "public_key": business.public_key}
+    return _page(request, "portal/widget.html", context, status=400 if form.errors else 200)
+
+
+@portal_page(BUSINESS_ROLES_MANAGE)
+def team(request: HttpRequest) -> HttpResponse:
+    business = request.tenant  # type: ignore[attr-defined]
+    form = forms.InviteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            invitation_create(
+                email=form.cleaned_data["email"],
+                role=Role(form.cleaned_data["role"]),
+                business=business,
+                invited_by=request.user,  # type: ignore[arg-type]
+            )
+        except ValidationError as exc:
+            form.add_error("email", _errors_of(exc))
+        else:
+            messages.success(request, f"Invitation sent to {form.cleaned_data['email']}.")
+            return redirect("portal:team")
+    return _page(
+        request,
+        "portal/team.html",
+        {"team": selectors.team(business), "form": form},
+        status=400 if form.errors else 200,
+    )

@@ -139,6 +139,7 @@ def _ask(question: Question, options: RetrievalOptions) -> Outcome:
     return Outcome(
         rank=_rank(result, gold),
         top_similarity=result.top_similarity,
+        confidence=result.confidence,
         latency_ms=latency,
         kept=[h.title for h in result.hits],
         decisions=result.decisions,

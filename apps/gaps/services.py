@@ -22,13 +22,27 @@ from pgvector.django import CosineDistance
 from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval import embedding
+from apps.retrieval.lexical import content_words
 from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
 
-# Questions at least this similar (cosine, same business) are one ticket. Chosen on paraphrase pairs
-# of MiniLM: paraphrases score 0.75-0.95, different questions on one subject 0.4-0.7 (docs/gaps.md).
-MERGE_SIMILARITY = 0.78
+# Two questions are one ticket when they are near-identical in meaning (cosine >= SAME_MEANING), or
+# close (>= CLOSE) and about the same things (their content words overlap). Measured on MiniLM pairs
+# (docs/gaps.md): "customer parking?" / "is there customer parking near the bakery?" 0.73 (same);
+# "open on Christmas day?" / "open on New Year's day?" 0.85 (different: the overlap test splits them).
+SAME_MEANING = 0.92
+CLOSE = 0.70
+def same_question(a: str, b: str, similarity: float) -> bool:
+    if similarity >= SAME_MEANING:
+        return True
+    if similarity < CLOSE:
+        return False
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
+        return False
+    small, large = sorted((wa, wb), key=len)
+    return small <= large or len(wa & wb) / len(wa | wb) >= 0.5
 
 # kwargs: schema_name, ticket_id, answer, fact_ids
 gap_answered = Signal()
@@ -72,10 +86,10 @@ def gap_record(
     at = at or timezone.now()
     vector = query_vector if query_vector is not None else embedding.embed_query(question)
     dismissed, dismissed_sim = _nearest(vector, GapStatus.DISMISSED)
-    if dismissed is not None and dismissed_sim >= MERGE_SIMILARITY:
+    if dismissed is not None and same_question(question, dismissed.question, dismissed_sim):
         return GapRecorded(ticket=None, ask=None, merged=False)
     ticket, similarity = _nearest(vector, GapStatus.OPEN)
-    merged = ticket is not None and similarity >= MERGE_SIMILARITY
+    merged = ticket is not None and same_question(question, ticket.question, similarity)
     if not merged:
         ticket = GapTicket.objects.create(
             question=question,

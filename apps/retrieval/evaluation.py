@@ -57,6 +57,8 @@ class Outcome:
     kept: list[str]
     unanswerable_top: float | None = None
     unanswerable_confidence: float | None = None
+    signals: dict[str, float] = field(default_factory=dict)
+    unanswerable_signals: dict[str, float] = field(default_factory=dict)
     decisions: dict[str, bool] = field(default_factory=dict)
 
 
@@ -140,19 +142,20 @@ def _ask(question: Question, options: RetrievalOptions) -> Outcome:
         rank=_rank(result, gold),
         top_similarity=result.top_similarity,
         confidence=result.confidence,
+        signals=result.log.get("signals", {}),
         latency_ms=latency,
         kept=[h.title for h in result.hits],
         decisions=result.decisions,
     )
 
 
-def _ask_without_gold(question: Question, options: RetrievalOptions) -> tuple[float, float]:
+def _ask_without_gold(question: Question, options: RetrievalOptions) -> tuple[float, float, dict[str, float]]:
     source = Source.objects.get(ref=doc_ref(question.domain, question.entity_id, question.doc_id))
     with transaction.atomic():
         source_retire(source=source, reason="evaluation: gold removed")
         result = retrieve(question.message, on=EVAL_DAY, history=question.history, options=options)
         transaction.set_rollback(True)
-    return result.top_similarity, result.confidence
+    return result.top_similarity, result.confidence, result.log.get("signals", {})
 
 
 def evaluate(
@@ -182,9 +185,11 @@ def evaluate(
                     for q in questions:
                         outcome = _ask(q, options)
                         if unanswerable:
-                            outcome.unanswerable_top, outcome.unanswerable_confidence = _ask_without_gold(
-                                q, options
-                            )
+                            (
+                                outcome.unanswerable_top,
+                                outcome.unanswerable_confidence,
+                                outcome.unanswerable_signals,
+                            ) = _ask_without_gold(q, options)
                         outcomes[config_name][q.index] = outcome
         finally:
             use_public_schema()
@@ -288,7 +293,10 @@ def per_question(dataset: Dataset, outcomes: list[Outcome]) -> list[dict[str, An
             "history_tail": list(q.history[-2:]),
             "rank": o.rank,
             "top_similarity": round(o.top_similarity, 4),
+            "confidence": round(o.confidence, 4),
+            "signals": o.signals,
             "unanswerable_top": None if o.unanswerable_top is None else round(o.unanswerable_top, 4),
+            "unanswerable_signals": o.unanswerable_signals,
             "kept": o.kept,
             "latency_ms": round(o.latency_ms, 1),
         }

@@ -79,37 +79,39 @@ def _pack(lines: list[tuple[Fact, str]]) -> list[list[tuple[Fact, str]]]:
     return pieces
 
 
-def topic_drafts(topic: Topic, *, today: date | None = None) -> list[PieceDraft]:
-    """The pieces of one topic, for visitors and (only when it has internal facts) for staff."""
-    today = today or timezone.localdate()
-    facts = list(
-        Fact.objects.filter(topic=topic, status=FactStatus.LIVE)
-        .exclude(valid_to__lt=today)
-        .order_by("learned_at", "id")
-    )
+def topic_drafts(topic: Topic) -> list[PieceDraft]:
+    """The pieces of one topic, for visitors and (only when it has internal facts) for staff.
+
+    Every live fact is indexed, ended or not: the query filters by date (``expires_on``) and the
+    answerer reads the facts rendered for the question's date, so an ended fact never reaches it, and
+    a question about a past or future date still finds the facts that applied then."""
+    facts = list(Fact.objects.filter(topic=topic, status=FactStatus.LIVE).order_by("learned_at", "id"))
     has_internal = any(f.visibility == Visibility.INTERNAL for f in facts)
     drafts: list[PieceDraft] = []
     audiences = [(Audience.VISITOR, [f for f in facts if f.visibility == Visibility.PUBLIC])]
     if has_internal:
         audiences.append((Audience.STAFF, facts))
     for audience, chosen in audiences:
-        lines: list[tuple[Fact, str]] = []
-        asked: set[str] = set()
+        # Structure first (seed 001): an owner's answer to one question is a section of its own, and a
+        # piece never mixes two sections, so a piece's vector is not an average of unrelated answers.
+        # Facts from pages and documents (no question) form the topic's general section.
+        sections: dict[str, list[tuple[Fact, str]]] = {}
         for fact in chosen:
             line = _fact_line(fact)
+            section = sections.setdefault(fact.question, [])
             # An owner's answer is indexed with the question it answers: visitors ask questions, and a
             # question matches a question better than it matches the answer's wording. The answerer
             # never sees this line; it reads the facts rendered for the date.
-            if fact.question and fact.question not in asked:
-                asked.add(fact.question)
+            if fact.question and not section:
                 line = f"{fact.question}\n{line}"
             if len(line) > PIECE_SIZE:  # one long statement (a pasted paragraph): cut it at sentences
-                lines.extend(
+                section.extend(
                     (fact, p.text) for p in chunk_document(topic.name, line, PIECE_SIZE, PIECE_OVERLAP)
                 )
             else:
-                lines.append((fact, line))
-        for position, packed in enumerate(_pack(lines)):
+                section.append((fact, line))
+        packed_pieces = [piece for lines in sections.values() for piece in _pack(lines)]
+        for position, packed in enumerate(packed_pieces):
             piece_facts = [f for f, _ in packed]
             ends = [f.valid_to for f in piece_facts]
             drafts.append(

@@ -33,6 +33,7 @@ from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, RenderedTopic
 from apps.retrieval import embedding
 from apps.retrieval.index import index_state
 from apps.retrieval.kinds import kind_of_fact
+from apps.retrieval.lexical import coverage
 from apps.retrieval.models import Audience, Piece
 from apps.retrieval.repair import Vocabulary
 from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
@@ -54,7 +55,7 @@ class RetrievalOptions:
     two_pass: bool = True
     history_turns: int = 2
     reserved_own: int = 2
-    contextual_discount: float = 0.05
+    contextual_discount: float = 0.25  # measured: 0.05 lost 22 of dstc9 hit@1 to the blended pass, 0.25 lost 5 (p=0.22)
     repair: bool = True
     kind_leg: bool = True
     kind_slots: int = 1
@@ -353,6 +354,13 @@ def retrieve(
     # Confidence is what the answerer will actually read: the best kept piece's score. For a follow-up
     # ("is it free?") that is the blended pass's; the message alone would call it unanswerable.
     confidence = max((h.rank_score(opts.contextual_discount) for h, _ in kept), default=0.0)
+    asked = repaired or message
+    signals = {
+        "similarity": round(confidence, 4),
+        "coverage_best": round(coverage(asked, f"{kept[0][0].title} {kept[0][0].text}") if kept else 0.0, 4),
+        "coverage_all": round(coverage(asked, " ".join(f"{h.title} {h.text}" for h, _ in kept)), 4),
+        "margin": round(_margin(own, hits), 4),
+    }
     decisions = decisions_for(confidence, profile)
     decisions["new_question"] = new_question
     log = {
@@ -374,6 +382,7 @@ def retrieve(
         ],
         "top_similarity": round(top_similarity, 4),
         "confidence": round(confidence, 4),
+        "signals": signals,
         "decisions": decisions,
         "thresholds": {"values": profile.values, "origin": profile.origin},
         "timings_ms": timings,
@@ -391,6 +400,11 @@ def retrieve(
         profile=profile,
         log=log,
     )
+
+
+def _margin(own: list[int], hits: dict[int, Hit]) -> float:
+    scores = [hits[i].scores.get("message", 0.0) for i in own[:2]]
+    return scores[0] - scores[1] if len(scores) == 2 else (scores[0] if scores else 0.0)
 
 
 def _render_context(hits: list[Hit], *, on: date, audience: str) -> list[RenderedTopic]:

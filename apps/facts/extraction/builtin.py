@@ -664,6 +664,12 @@ class _Run:
             if after and clean_np(after.group(1)):
                 topic, phrase, own = self.topic(after.group(1)), clean_np(after.group(1)), False
         if not topic:
+            # "Please book at least 48 hours in advance": notice for bookings or orders in general.
+            what = re.search(r"(?i)\b(book|booking|reserv\w*|appointment|order)", clause)
+            if what:
+                general = "Orders" if what.group(1).lower().startswith("order") else "Bookings"
+                topic, phrase, own = self.topic(general), general, False
+        if not topic:
             return []
         name = capitalise(phrase or topic)
         said = (

@@ -204,7 +204,11 @@ def turn_begin(
             visitor_id=conversation.visitor_id,
         )
         turn.gap_ticket_id = recorded.ticket.pk if recorded.ticket else None
-    if decisions.get("ask_owner") or not result.context:
+    # Below the "ask the owner" threshold a model is not called. The built-in answerer costs nothing
+    # and checks each fact against the question itself (a second, lexical signal), so it still gets
+    # to answer when a fact plainly does ("Do you accept Visa?"); when none does it says so.
+    answerer_name = (answerer or get_answerer()).name
+    if not result.context or (decisions.get("ask_owner") and answerer_name != "builtin"):
         turn.decision = Decision.UNKNOWN
         turn.fixed_reply = unknown_reply(identity["name"])
         turn.context = []

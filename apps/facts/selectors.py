@@ -108,6 +108,10 @@ def _business_display_name() -> str:
     return business.name if business else "The business"
 
 
+def _covers(broad: str, aspect: str) -> bool:
+    return aspect == broad or aspect.startswith(broad + " ")
+
+
 def _render_lines(facts: list[Fact], on: date) -> list[tuple[Fact, str, str]]:
     """Order and word one topic's facts for a date: (fact, state, line)."""
     in_force_temp: dict[str, list[Fact]] = defaultdict(list)
@@ -125,7 +129,9 @@ def _render_lines(facts: list[Fact], on: date) -> list[tuple[Fact, str, str]]:
             else:
                 lines.append((f, "current", f.statement))
             continue
-        overrides = in_force_temp.get(f.aspect, [])
+        # A temporary fact overrides permanent facts on the same aspect, and a broader temporary
+        # fact ("hours": closed for a week) overrides the narrower ones ("hours monday-thursday").
+        overrides = [o for aspect, found in in_force_temp.items() if _covers(aspect, f.aspect) for o in found]
         if overrides:
             if any(o.valid_to is None for o in overrides):
                 continue  # replaced from a start date on, with no end: no longer applies

@@ -82,7 +82,10 @@ def test_thresholds_come_from_the_business_profile_not_literals(business):
     state.save()
     assert business_profile().origin == "calibrated for this business"
     _, turn, _ = ask("How much is a sourdough loaf?")
-    assert turn.decision == "unknown"  # even a good match is below this business's (absurd) bar
+    # Even a good match is below this business's (absurd) bar: the question becomes a gap ticket, and
+    # a language-model answerer would not be called (the built-in one may still quote the fact).
+    assert turn.retrieval.decisions["ask_owner"] and turn.retrieval.decisions["record_gap"]
+    assert GapTicket.objects.filter(question="How much is a sourdough loaf?").exists()
 
 
 def test_merging_needs_both_meaning_and_the_same_subject():

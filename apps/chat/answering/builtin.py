@@ -409,6 +409,8 @@ _COND_RE = re.compile(
     r"requires|required|need|needs|notice|advance|must|minimum|at least|book ahead|over|under)\b"
 )
 _EXCLUSIVE_RE = re.compile(r"(?i)\b(only|exclusively|just)\b")
+# "Can I just walk in?": a softener after a modal is not "only" (which would ask for an exclusive list).
+_SOFTENER_RE = re.compile(r"(?i)\b(can|could|may|do|should|would) (i|we|you) (?:just|simply|actually|possibly|maybe)\b")
 _ACCEPT_VERB_RE = re.compile(r"(?i)\b(accept|accepts|accepted|take|takes|taken|welcome|welcomes|welcomed)\b")
 _OFFER_VERB_RE = re.compile(
     r"(?i)\b(sell|sells|make|makes|bake|bakes|offer|offers|provide|provides|have|has|carry|carries|stock|"
@@ -812,6 +814,7 @@ class BuiltinAnswerer:
         on: date,
     ) -> Answer:
         facts = _load(context)
+        question = _SOFTENER_RE.sub(r"\1 \2", question)
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
         lowercase = _lowercase_words(facts, question, history)
         reply = _decide(q, facts, business_name, on) if facts else None

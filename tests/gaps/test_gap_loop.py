@@ -84,7 +84,8 @@ def test_thresholds_come_from_the_business_profile_not_literals(business):
     _, turn, _ = ask("How much is a sourdough loaf?")
     # Even a good match is below this business's (absurd) bar: the question becomes a gap ticket, and
     # a language-model answerer would not be called (the built-in one may still quote the fact).
-    assert turn.retrieval.decisions["ask_owner"] and turn.retrieval.decisions["record_gap"]
+    assert turn.retrieval.decisions["record_gap"]
+    assert turn.retrieval.log["thresholds"]["values"]["ask_owner"] == 0.99
     assert GapTicket.objects.filter(question="How much is a sourdough loaf?").exists()
 
 

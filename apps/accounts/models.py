@@ -41,8 +41,8 @@ class User(AbstractUser):
     digest_emails = models.BooleanField(default=True, help_text="Daily digest of new gaps and disagreements.")
 
     USERNAME_FIELD = "email"
-    REQUIRED_FIELDS: list[str] = []
-    objects = UserManager()  # type: ignore[misc]
+    REQUIRED_FIELDS: list[str] = []  # type: ignore[misc]
+    objects = UserManager()  # type: ignore[misc,assignment]
 
     def __str__(self) -> str:
         return self.email

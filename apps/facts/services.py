@@ -33,6 +33,7 @@ from apps.facts.extraction.base import (
     get_extractor,
     topic_key,
 )
+from apps.facts.extraction.guard import UNTRUSTED_KINDS, looks_like_instructions
 from apps.facts.extraction.parts import Part, normalise, split_parts
 from apps.facts.models import (
     OWNER_RANK,
@@ -436,6 +437,12 @@ def source_ingest(
         stored = SourcePart.objects.create(
             source=source, hash=part.hash, text=part.text, heading=part.heading[:500], added_in=version
         )
+        # Text in a page or document addressed to an AI (indirect prompt injection) is not knowledge: it
+        # is never extracted. The part row is kept so an unchanged source does not offer it again.
+        reason = looks_like_instructions(part.text) if kind in UNTRUSTED_KINDS else None
+        if reason:
+            result.skipped_parts.append({"text": part.text[:200], "reason": reason})
+            continue
         context = ExtractionContext(
             business_name=business_name,
             source_kind=kind.value,

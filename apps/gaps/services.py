@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 # "open on Christmas day?" / "open on New Year's day?" 0.85 (different: the overlap test splits them).
 SAME_MEANING = 0.92
 CLOSE = 0.70
+
+
 def same_question(a: str, b: str, similarity: float) -> bool:
     if similarity >= SAME_MEANING:
         return True
@@ -43,6 +45,7 @@ def same_question(a: str, b: str, similarity: float) -> bool:
         return False
     small, large = sorted((wa, wb), key=len)
     return small <= large or len(wa & wb) / len(wa | wb) >= 0.5
+
 
 # kwargs: schema_name, ticket_id, answer, fact_ids
 gap_answered = Signal()

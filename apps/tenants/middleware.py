@@ -39,20 +39,20 @@ class TenantRoutingMiddleware:
             route = resolve(request.get_host(), request.path)
         except (UnknownTenant, DisallowedHost):
             return HttpResponseNotFound("Not found.", content_type="text/plain")
-        request.tenant_prefix = ""
+        request.tenant_prefix = ""  # type: ignore[attr-defined]
         if route.business is None:
             # No `request.tenant` on the public site: django-tenants' admin reads its absence as
             # "public schema" (code must use getattr(request, "tenant", None)).
-            request.urlconf = settings.PUBLIC_SCHEMA_URLCONF  # type: ignore[attr-defined]
+            request.urlconf = settings.PUBLIC_SCHEMA_URLCONF
         else:
             business = route.business
             request.tenant = business  # type: ignore[attr-defined]
             use_tenant(business)
             if route.path_slug:
                 request.urlconf = _path_urlconf(business, route.path_slug)  # type: ignore[assignment]
-                request.tenant_prefix = f"/{settings.TENANT_SUBFOLDER_PREFIX}/{route.path_slug}"
+                request.tenant_prefix = f"/{settings.TENANT_SUBFOLDER_PREFIX}/{route.path_slug}"  # type: ignore[attr-defined]
             else:
-                request.urlconf = settings.ROOT_URLCONF  # type: ignore[attr-defined]
+                request.urlconf = settings.ROOT_URLCONF
         set_urlconf(request.urlconf)
         try:
             return self.get_response(request)

@@ -36,7 +36,11 @@ def test_the_loop(business, django_capture_on_commit_callbacks):
     assert turn2.decision == "unknown" and ticket.asked_count == 2 and ticket.asks.count() == 2
 
     with django_capture_on_commit_callbacks(execute=True):
-        gap_answer(ticket=ticket, answer="Yes, free customer parking is behind the shop.", actor="owner@sunny.example")
+        gap_answer(
+            ticket=ticket,
+            answer="Yes, free customer parking is behind the shop.",
+            actor="owner@sunny.example",
+        )
     ticket.refresh_from_db()
     assert ticket.status == GapStatus.ANSWERED and ticket.fact_ids
     created = Fact.objects.filter(pk__in=ticket.fact_ids)
@@ -92,8 +96,32 @@ def test_thresholds_come_from_the_business_profile_not_literals(business):
 def test_merging_needs_both_meaning_and_the_same_subject():
     from apps.gaps.services import same_question
 
-    assert same_question("Do you have parking for customers?", "Is there customer parking near the bakery?", 0.734)
+    assert same_question(
+        "Do you have parking for customers?", "Is there customer parking near the bakery?", 0.734
+    )
     assert same_question("Do you sell birthday candles?", "Do you have candles for birthday cakes?", 0.83)
     assert not same_question("Are you open on Christmas day?", "Are you open on New Year's day?", 0.848)
     assert not same_question("Do you deliver on Sundays?", "Do you deliver to Brooklyn?", 0.588)
     assert same_question("What's your opinion on the stock market?", "Opinion on stocks?", 0.95)
+
+
+def test_daily_digest_reaches_owners_once(business, make_user):
+    from apps.gaps.schedules import digest_schedule_ensure
+    from apps.gaps.services import gap_digest_send
+    from apps.tenants.db import use_public_schema
+
+    make_user("owner@sunny.example", role="owner", business=business)
+    quiet = make_user("quiet@sunny.example", role="owner", business=business)
+    quiet.digest_emails = False
+    quiet.save()
+    seed()
+    ask("Do you have parking for customers?")
+    assert gap_digest_send() == 1
+    assert mail.outbox[-1].to == ["owner@sunny.example"] and "parking" in mail.outbox[-1].body.lower()
+    assert gap_digest_send() == 0  # nothing new since
+    use_public_schema()
+    digest_schedule_ensure()
+    digest_schedule_ensure()
+    from django_q.models import Schedule
+
+    assert Schedule.objects.filter(name="gaps-daily-digest", func="apps.gaps.tasks.digest_all").count() == 1

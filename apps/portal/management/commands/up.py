@@ -29,6 +29,9 @@ class Command(BaseCommand):
         started = time.perf_counter()
         call_command("migrate_schemas", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
+        from apps.gaps.schedules import digest_schedule_ensure
+
+        digest_schedule_ensure()
         if not opts["no_demo"]:
             call_command("seed_demo")
         from django.db import connections

@@ -91,7 +91,14 @@ def make_user(db: None) -> Callable[..., object]:
     from apps.accounts.models import Role, User
     from apps.accounts.services import membership_grant
 
-    def make(email: str, *, role: str | None = None, business=None, reseller=None, password: str = "pw-Long-enough-1"):
+    def make(
+        email: str,
+        *,
+        role: str | None = None,
+        business=None,
+        reseller=None,
+        password: str = "pw-Long-enough-1",
+    ):
         user = User.objects.create_user(email=email, password=password)
         if role:
             membership_grant(user=user, role=Role(role), business=business, reseller=reseller)

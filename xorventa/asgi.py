@@ -17,6 +17,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from apps.tenants.asgi import TenantResolverMiddleware  # noqa: E402
 from xorventa.ws_routes import websocket_urlpatterns  # noqa: E402
 
+if os.environ.get("XORVENTA_PRELOAD_MODEL", "1") == "1" and os.environ.get("XORVENTA_ASGI_SERVER"):
+    # Load the embedding model before taking traffic: loading it on the first question (5-8 s) holds
+    # the thread that serves every database call, and handshakes queued behind it time out.
+    from apps.retrieval.embedding import preload
+
+    preload()
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,

@@ -103,4 +103,9 @@ def load_dotenv(path: Path) -> None:
         key, sep, value = line.partition("=")
         if not sep or not key.strip().isidentifier():
             raise ImproperlyConfigured(f"{path}:{number}: expected KEY=VALUE, got {line!r}.")
-        os.environ.setdefault(key.strip(), value.strip().strip("'\""))
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]  # quoted: taken as is
+        else:
+            value = value.split(" #", 1)[0].strip()  # unquoted: an inline comment ends the value
+        os.environ.setdefault(key.strip(), value)

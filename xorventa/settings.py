@@ -74,6 +74,7 @@ AUTH_USER_MODEL = "accounts.User"
 MIDDLEWARE = [
     "apps.tenants.middleware.TenantRoutingMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "apps.tenants.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -250,6 +251,10 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIN
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# No page is meant to be framed (the widget is a script, not an iframe): apps/tenants/security.py.
+XORVENTA_CONTENT_SECURITY_POLICY = env_str(
+    "XORVENTA_CONTENT_SECURITY_POLICY", "frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+)
 SILENCED_SYSTEM_CHECKS: list[str] = []
 
 # Knowledge, retrieval and language model.

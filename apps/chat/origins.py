@@ -7,19 +7,29 @@ widget; the rate limits still apply to everyone.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+_HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
 def _parts(origin: str) -> tuple[str, str, int] | None:
+    if "\\" in origin or any(ch.isspace() for ch in origin.strip()):
+        return None
     try:
         split = urlsplit(origin.strip())
         port = split.port
     except ValueError:
         return None
-    if split.scheme not in DEFAULT_PORTS or not split.hostname:
+    if split.scheme not in DEFAULT_PORTS or not split.hostname or port == 0:
         return None
+    host = split.hostname.lower().rstrip(".")
+    is_ipv6 = ":" in host
+    if not is_ipv6 and not all(_HOST_LABEL.match(label) for label in host.split(".")):
+        return None  # empty labels (".example.com"), underscores, stray characters
     if split.path not in ("", "/") or split.query or split.fragment or split.username or split.password:
         return None
     return split.scheme, split.hostname.lower().rstrip("."), port or DEFAULT_PORTS[split.scheme]

@@ -26,6 +26,7 @@ from django.utils import timezone
 from apps.chat.answering.base import Answerer, get_answerer, unknown_reply
 from apps.chat.answering.gate import gate
 from apps.chat.answering.sanitize import sanitize, sanitize_stream
+from apps.chat.limits import model_budget_take
 from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
@@ -115,6 +116,7 @@ class Turn:
     gap_ticket_id: int | None = None
     used_fact_ids: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    builtin_only: bool = False
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -208,6 +210,14 @@ def turn_begin(
     # and checks each fact against the question itself (a second, lexical signal), so it still gets
     # to answer when a fact plainly does ("Do you accept Visa?"); when none does it says so.
     answerer_name = (answerer or get_answerer()).name
+    # A language-model call is taken from the business's daily budget; once it is spent, the
+    # built-in answerer (no model) answers instead.
+    wants_model = answerer_name != "builtin" and result.context and not decisions.get("ask_owner")
+    if wants_model and not model_budget_take(
+        schema_name=current_schema(), daily_budget=widget_settings().daily_model_budget
+    ):
+        turn.builtin_only = True
+        turn.flags.append("model budget spent: built-in answerer")
     if not result.context or (decisions.get("ask_owner") and answerer_name != "builtin"):
         turn.decision = Decision.UNKNOWN
         turn.fixed_reply = unknown_reply(identity["name"])
@@ -221,6 +231,10 @@ def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
     if turn.fixed_reply is not None:
         yield sanitize(turn.fixed_reply, allowed_hosts=turn.allowed_hosts)
         return
+    if turn.builtin_only:
+        from apps.chat.answering.builtin import BuiltinAnswerer
+
+        answerer = BuiltinAnswerer()
     answerer = answerer or get_answerer()
     turn.answerer_name = answerer.name
     stream = answerer.stream(
@@ -242,7 +256,7 @@ def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
         # given "We accept Visa and cash"): that is a question for the owner too.
         turn.decision = Decision.UNKNOWN if final.decision == "unknown" else Decision.ANSWER
         turn.used_fact_ids = list(final.used_fact_ids)
-        turn.flags = list(getattr(final, "flags", ()))
+        turn.flags += list(getattr(final, "flags", ()))
 
 
 @transaction.atomic

@@ -105,6 +105,12 @@ class BusinessAdmin(admin.ModelAdmin):
         business = getattr(request, "tenant", None) or getattr(connection, "tenant", None)
         return business is not None and business_role(user, business) in BUSINESS_ROLES_MANAGE
 
+    def get_queryset(self, request: HttpRequest) -> Any:
+        # The object pages look the row up before asking for permission: in public (where these
+        # tables do not exist) answer "no such object" without touching the database.
+        queryset = super().get_queryset(request)
+        return queryset.none() if current_schema() == get_public_schema_name() else queryset
+
     def has_module_permission(self, request: HttpRequest) -> bool:
         return self._allowed(request)
 

@@ -48,7 +48,10 @@ class ScenarioQuestion(BaseModel):
     @classmethod
     def _compiles(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
-            re.compile(pattern)
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
         return patterns
 
 
@@ -74,11 +77,15 @@ def scenario_load(path: str | Path) -> Scenario:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ScenarioFileError(f"Cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ScenarioFileError(f"{path} is not UTF-8 text.") from None
+    except RecursionError:
+        raise ScenarioFileError(f"{path} is nested too deeply to be a scenario file.") from None
     except json.JSONDecodeError as exc:
         raise ScenarioFileError(f"{path} is not valid JSON: {exc}") from None
     try:
         return Scenario.model_validate(raw)
-    except ValidationError as exc:
+    except (ValidationError, re.error, RecursionError) as exc:
         raise ScenarioFileError(f"{path} is not a scenario file:\n{exc}") from None
 
 

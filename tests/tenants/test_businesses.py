@@ -22,7 +22,9 @@ def tables_in(schema: str) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
-def test_create_business_makes_schema_domain_and_owner_invitation(make_business, django_capture_on_commit_callbacks):
+def test_create_business_makes_schema_domain_and_owner_invitation(
+    make_business, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         business = make_business("sunny", "Sunny Bakery", owner_email="Owner@Sunny.example")
     assert schema_exists("sunny")
@@ -53,9 +55,46 @@ def test_duplicate_slug_is_refused(make_business):
 
 
 def test_management_command_creates_a_business(reseller, capsys):
-    call_command("create_business", "dentist", name="Bright Smiles", reseller="acme", owner_email="dr@example.com")
+    call_command(
+        "create_business", "dentist", name="Bright Smiles", reseller="acme", owner_email="dr@example.com"
+    )
     out = capsys.readouterr().out
     assert "Created Bright Smiles" in out and " ms" in out
     business = Business.objects.get(slug="dentist")
     assert schema_exists("dentist")
     business.delete(force_drop=True)
+
+
+def test_env_file_values_quotes_and_inline_comments(tmp_path, monkeypatch):
+    from xorventa.env import load_dotenv
+
+    env = tmp_path / ".env"
+    env.write_text(
+        "# comment\nXV_A=auto          # auto | builtin\nXV_B=\"frame-ancestors 'none'\"\nXV_C='x # y'\nXV_D=plain\n"
+    )
+    for key in ("XV_A", "XV_B", "XV_C", "XV_D"):
+        monkeypatch.delenv(key, raising=False)
+    load_dotenv(env)
+    import os
+
+    assert (os.environ["XV_A"], os.environ["XV_B"], os.environ["XV_C"], os.environ["XV_D"]) == (
+        "auto",
+        "frame-ancestors 'none'",
+        "x # y",
+        "plain",
+    )
+    for key in ("XV_A", "XV_B", "XV_C", "XV_D"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def test_bad_environment_values_fail_loudly(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from xorventa.env import env_bool, env_int
+
+    monkeypatch.setenv("XV_FLAG", "ture")
+    monkeypatch.setenv("XV_NUM", "ten")
+    with pytest.raises(ImproperlyConfigured, match="XV_FLAG"):
+        env_bool("XV_FLAG")
+    with pytest.raises(ImproperlyConfigured, match="XV_NUM"):
+        env_int("XV_NUM", 1)

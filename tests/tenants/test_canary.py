@@ -41,10 +41,14 @@ class KnowledgeEchoConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"n": content["n"], "facts": facts})
 
 
-application = TenantResolverMiddleware(URLRouter([
-    path("ws/echo/", KnowledgeEchoConsumer.as_asgi()),
-    path("t/<slug:slug>/ws/echo/", KnowledgeEchoConsumer.as_asgi()),
-]))
+application = TenantResolverMiddleware(
+    URLRouter(
+        [
+            path("ws/echo/", KnowledgeEchoConsumer.as_asgi()),
+            path("t/<slug:slug>/ws/echo/", KnowledgeEchoConsumer.as_asgi()),
+        ]
+    )
+)
 
 
 @pytest.fixture
@@ -65,8 +69,13 @@ def test_http_pages_show_only_their_business(canaries, make_user):
     client.force_login(sunny_owner)
     leaks = 0
     requests = 0
-    for url, host in [("/t/sunny/", "localhost"), ("/", "sunny.localhost"), ("/t/smiles/", "localhost"),
-                      ("/", "smiles.localhost"), ("/t/sunny/admin/", "localhost")]:
+    for url, host in [
+        ("/t/sunny/", "localhost"),
+        ("/", "sunny.localhost"),
+        ("/t/smiles/", "localhost"),
+        ("/", "smiles.localhost"),
+        ("/t/sunny/admin/", "localhost"),
+    ]:
         body = client.get(url, HTTP_HOST=host).content.decode()
         requests += 1
         own = "sunny" if "sunny" in url + host else "smiles"
@@ -80,9 +89,13 @@ def test_websocket_sessions_never_read_another_business(canaries):
     async def session(i: int) -> list[str]:
         slug = "sunny" if i % 2 == 0 else "smiles"
         if i % 4 < 2:  # half routed by host, half by path
-            communicator = WebsocketCommunicator(application, "/ws/echo/", headers=[(b"host", f"{slug}.localhost".encode())])
+            communicator = WebsocketCommunicator(
+                application, "/ws/echo/", headers=[(b"host", f"{slug}.localhost".encode())]
+            )
         else:
-            communicator = WebsocketCommunicator(application, f"/t/{slug}/ws/echo/", headers=[(b"host", b"localhost")])
+            communicator = WebsocketCommunicator(
+                application, f"/t/{slug}/ws/echo/", headers=[(b"host", b"localhost")]
+            )
         connected, _ = await communicator.connect()
         assert connected
         wrong = []
@@ -109,7 +122,9 @@ def test_websocket_sessions_never_read_another_business(canaries):
 def test_unknown_tenant_websocket_is_closed_with_4404(canaries):
     async def run():
         try:
-            communicator = WebsocketCommunicator(application, "/t/nope/ws/echo/", headers=[(b"host", b"localhost")])
+            communicator = WebsocketCommunicator(
+                application, "/t/nope/ws/echo/", headers=[(b"host", b"localhost")]
+            )
             connected, code = await communicator.connect()
             return connected, code
         finally:

@@ -14,8 +14,12 @@ from apps.tenants.routing import normalise_host
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("SUNNY.localhost:8000", "sunny.localhost"), ("www.Sunny.Example.com.", "sunny.example.com"),
-     ("[::1]:8000", "[::1]"), ("localhost", "localhost")],
+    [
+        ("SUNNY.localhost:8000", "sunny.localhost"),
+        ("www.Sunny.Example.com.", "sunny.example.com"),
+        ("[::1]:8000", "[::1]"),
+        ("localhost", "localhost"),
+    ],
 )
 def test_host_names_are_normalised(raw, expected):
     assert normalise_host(raw) == expected
@@ -45,7 +49,9 @@ def test_path_routed_links_keep_the_prefix(two):
     assert 'href="/t/sunny/accounts/login/"' in body
 
 
-@pytest.mark.parametrize(("host", "path"), [("nope.localhost", "/"), ("localhost", "/t/nope/"), ("evil.com", "/")])
+@pytest.mark.parametrize(
+    ("host", "path"), [("nope.localhost", "/"), ("localhost", "/t/nope/"), ("evil.com", "/")]
+)
 def test_unknown_tenants_get_a_plain_404(two, host, path):
     response = Client().get(path, HTTP_HOST=host)
     assert response.status_code in (400, 404)
@@ -77,19 +83,26 @@ def test_roles(two, make_user, reseller):
         access_business(staff, sunny, roles=frozenset({Role.OWNER}))
 
 
-def test_reseller_api_creates_only_its_own_businesses(make_user, reseller, django_capture_on_commit_callbacks):
+def test_reseller_api_creates_only_its_own_businesses(
+    make_user, reseller, django_capture_on_commit_callbacks
+):
     agency = make_user("admin@acme.example", role="reseller_admin", reseller=reseller)
     token = Token.objects.create(user=agency)
     client = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/api/v1/businesses", {"name": "Bike Shop", "slug": "bikes", "owner_email": "o@bikes.example"},
-                               content_type="application/json")
+        response = client.post(
+            "/api/v1/businesses",
+            {"name": "Bike Shop", "slug": "bikes", "owner_email": "o@bikes.example"},
+            content_type="application/json",
+        )
     assert response.status_code == 201, response.content
     assert response.json()["host"] == "bikes.localhost"
     assert Business.objects.get(slug="bikes").reseller == reseller
     listed = client.get("/api/v1/businesses").json()
     assert [b["slug"] for b in listed] == ["bikes"]
-    bad = client.post("/api/v1/businesses", {"name": "X", "slug": "Not A Slug"}, content_type="application/json")
+    bad = client.post(
+        "/api/v1/businesses", {"name": "X", "slug": "Not A Slug"}, content_type="application/json"
+    )
     assert bad.status_code == 400 and "slug" in bad.json()
     Business.objects.get(slug="bikes").delete(force_drop=True)
 
@@ -99,7 +112,8 @@ def test_api_refuses_anonymous_and_non_resellers(make_user, two):
     owner = make_user("owner@sunny.example", role="owner", business=two[0])
     token = Token.objects.create(user=owner)
     response = Client(HTTP_AUTHORIZATION=f"Token {token.key}").post(
-        "/api/v1/businesses", {"name": "X", "slug": "xyz"}, content_type="application/json")
+        "/api/v1/businesses", {"name": "X", "slug": "xyz"}, content_type="application/json"
+    )
     assert response.status_code == 404
 
 
@@ -112,7 +126,9 @@ def test_invitation_becomes_a_membership(make_business, django_capture_on_commit
     client = Client()
     page = client.get(f"/accounts/invite/{token}/")
     assert page.status_code == 200 and b"Sunny Bakery" in page.content
-    done = client.post(f"/accounts/invite/{token}/", {"password": "a-Long-pass-123", "password_again": "a-Long-pass-123"})
+    done = client.post(
+        f"/accounts/invite/{token}/", {"password": "a-Long-pass-123", "password_again": "a-Long-pass-123"}
+    )
     assert done.status_code == 302
     assert Membership.objects.get(user__email="new@sunny.example").business == business
     assert client.get(f"/accounts/invite/{token}/").status_code == 404  # used once

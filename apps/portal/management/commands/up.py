@@ -37,7 +37,7 @@ class Command(BaseCommand):
         from django.db import connections
 
         connections.close_all()  # the children open their own
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", XORVENTA_ASGI_SERVER="1")
         children: list[subprocess.Popen[bytes]] = [
             subprocess.Popen(  # noqa: S603
                 [

@@ -55,7 +55,9 @@ class EventStreamRenderer(BaseRenderer):
     media_type = "text/event-stream"
     format = "sse"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
         return _sse("error", data if isinstance(data, dict) else {"detail": str(data)})
 
 

@@ -50,7 +50,9 @@ def shops(make_business):
     return made
 
 
-async def _session(key: str, origin: str, visitor: str, questions: list[str], ip: str = "203.0.113.7") -> list[dict]:
+async def _session(
+    key: str, origin: str, visitor: str, questions: list[str], ip: str = "203.0.113.7"
+) -> list[dict]:
     async def from_address(scope, receive, send):  # each visitor has their own address
         return await application(dict(scope, client=(ip, 50000)), receive, send)
 

@@ -410,7 +410,9 @@ _COND_RE = re.compile(
 )
 _EXCLUSIVE_RE = re.compile(r"(?i)\b(only|exclusively|just)\b")
 # "Can I just walk in?": a softener after a modal is not "only" (which would ask for an exclusive list).
-_SOFTENER_RE = re.compile(r"(?i)\b(can|could|may|do|should|would) (i|we|you) (?:just|simply|actually|possibly|maybe)\b")
+_SOFTENER_RE = re.compile(
+    r"(?i)\b(can|could|may|do|should|would) (i|we|you) (?:just|simply|actually|possibly|maybe)\b"
+)
 _ACCEPT_VERB_RE = re.compile(r"(?i)\b(accept|accepts|accepted|take|takes|taken|welcome|welcomes|welcomed)\b")
 _OFFER_VERB_RE = re.compile(
     r"(?i)\b(sell|sells|make|makes|bake|bakes|offer|offers|provide|provides|have|has|carry|carries|stock|"

@@ -36,11 +36,14 @@ def _parts(origin: str) -> tuple[str, str, int] | None:
 
 
 def normalise_origin(origin: str) -> str | None:
-    parts = _parts(origin)
+    """The canonical form of an allow-list entry, or None when it is not one ("*." allowed first)."""
+    wildcard = "://*." in origin
+    parts = _parts(origin.replace("://*.", "://", 1) if wildcard else origin)
     if parts is None:
         return None
     scheme, host, port = parts
-    return f"{scheme}://{host}" + ("" if port == DEFAULT_PORTS[scheme] else f":{port}")
+    prefix = "*." if wildcard else ""
+    return f"{scheme}://{prefix}{host}" + ("" if port == DEFAULT_PORTS[scheme] else f":{port}")
 
 
 def origin_allowed(origin: str | None, allowed: list[str]) -> bool:

@@ -388,6 +388,10 @@ def _run(coro: Any) -> Any:
 
 @pytest.mark.django_db(transaction=True)
 def test_refused_messages_cost_no_model_call(model: StandIn, shop, monkeypatch) -> None:
+    from apps.chat.models import WidgetSettings
+
+    with tenant_context(shop):  # this test counts refusals, not the daily budget (tested below)
+        WidgetSettings.objects.update(daily_model_budget=1000)
     key = shop.public_key
     client = Client()
     question = "When are you open?"

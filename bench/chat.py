@@ -23,6 +23,7 @@ asking every few seconds exceed it, and a refused message would measure the limi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -69,7 +70,7 @@ LEVELS_FULL = (
     Level(100, 1, (0.0, 0.0), 0.0, burst=True),
 )
 LEVELS_QUICK = (
-    Level(1, 6, (0.2, 0.5), 0.0),
+    Level(1, 4, (0.2, 0.5), 0.0),
     Level(20, 2, (1.0, 3.0), 3.0),
 )
 
@@ -142,6 +143,7 @@ def daphne_server(torch_threads: str | None = None) -> Iterator[tuple[int, subpr
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=5)
+        log.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,8 +216,11 @@ async def _session(
 
 
 async def _run_level(
-    url: str, questions: list[str], level: Level, speculative: bool, seed: int
+    url: str | list[str], questions: list[str], level: Level, speculative: bool, seed: int
 ) -> dict[str, Any]:
+    """One run of ``level``; with several server URLs the sessions are spread over them in turn, as a
+    load balancer would."""
+    urls = [url] if isinstance(url, str) else url
     go = asyncio.Event()
     ready: list[int] = []
     tasks = []
@@ -227,7 +232,16 @@ async def _run_level(
         address = f"127.0.{1 + slot // 250 % 250}.{1 + slot % 250}"
         tasks.append(
             asyncio.create_task(
-                _session(f"{url}?visitor={visitor}", mine, level, speculative, rng, go, ready, address)
+                _session(
+                    f"{urls[i % len(urls)]}?visitor={visitor}",
+                    mine,
+                    level,
+                    speculative,
+                    rng,
+                    go,
+                    ready,
+                    address,
+                )
             )
         )
     # Every session connects first (the connect storm is measured apart, as connect_ms).
@@ -336,6 +350,20 @@ def run(ctx: Context) -> Section:
             results.append(extra)
             server_log += log.read_text(errors="replace")
             log.unlink(missing_ok=True)
+    if not ctx.quick:
+        # The 100-session load spread over two server processes (one per core), as behind a balancer.
+        with contextlib.ExitStack() as servers:
+            started = [servers.enter_context(daphne_server()) for _ in range(2)]
+            urls = [f"ws://127.0.0.1:{port}/ws/chat/{business.public_key}/" for port, _, _ in started]
+            ctx.log("  100 paced again, spread over 2 server processes")
+            for n, url in enumerate(urls):
+                asyncio.run(_run_level(url, questions[:2], Level(1, 2, (0.0, 0.0), 0.0), False, 996 - n))
+            level = next(lv for lv in levels if lv.sessions == 100 and not lv.burst)
+            extra = asyncio.run(_run_level(urls, questions, level, False, 91))
+            extra["level"] += ", 2 server processes"
+            results.append(extra)
+            for _, _, log in started:
+                server_log += log.read_text(errors="replace")
     tracebacks = server_log.count("Traceback")
     for r in results:
         r["server"] = _server_side(business, r["seed"])
@@ -395,18 +423,35 @@ def run(ctx: Context) -> Section:
     }
     if errors:
         section.notes.append(f"Errors (first five per run): {errors}")
-    hundred = [r for r in results if r["sessions"] == 100 and not r["level"].endswith("burst")]
-    if hundred:
-        worst = max(hundred, key=lambda r: r["first_ms"].p95)
-        total_errors = sum(len(r["errors"]) for r in hundred)
+    one = [r for r in results if r["level"] == "100 paced"]
+    if one:
+        worst = max(one, key=lambda r: r["first_ms"].p95)
         section.target(
-            "100 concurrent sessions (paced): first-token p95",
+            "100 concurrent sessions (paced), one server process: first-token p95",
             worst["first_ms"].p95,
             250,
             "ms",
-            f"at {worst['rate']:.1f} messages/s",
+            f"at {worst['rate']:.1f} messages/s the process's one sync thread is saturated: the server's "
+            f"own time to first token is p95 {worst['server']['first_token_ms'].p95:.0f} ms, the rest of "
+            "the wait is queueing for that thread",
         )
-        section.target("100 concurrent sessions (paced): errors", float(total_errors), 1, "errors")
+    two = [r for r in results if r["level"].endswith("2 server processes")]
+    if two:
+        section.target(
+            "100 concurrent sessions (paced), two server processes: first-token p95",
+            two[0]["first_ms"].p95,
+            250,
+            "ms",
+            f"at {two[0]['rate']:.1f} messages/s",
+        )
+    hundred = [r for r in results if r["sessions"] == 100 and not r["level"].endswith("burst")]
+    if hundred:
+        section.target(
+            "100 concurrent sessions (paced, all runs): errors",
+            float(sum(len(r["errors"]) for r in hundred)),
+            1,
+            "errors",
+        )
     section.data = {
         "runs": [
             {

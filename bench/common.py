@@ -80,7 +80,7 @@ class Context:
         from apps.tenants.services import business_delete
 
         if not self.created:
-            return 0
+            return drop_orphan_schemas(self.log)
         with _no_interrupts():
             with contextlib.suppress(Exception):
                 from django.db import connection
@@ -96,6 +96,7 @@ class Context:
                 except Exception as exc:  # keep going: one stuck schema must not leave the others
                     self.log(f"  could not delete {business.slug}: {exc}")
             self.created.clear()
+            done += drop_orphan_schemas(self.log)
             return done
 
     @contextlib.contextmanager
@@ -116,6 +117,26 @@ def leftover_businesses() -> list[Any]:
     from apps.tenants.models import Business
 
     return list(Business.objects.filter(reseller__slug=BENCH_RESELLER, slug__startswith=SLUG_PREFIX))
+
+
+def drop_orphan_schemas(log: Callable[[str], None]) -> int:
+    """Schemas of bench businesses whose row is gone (a worker killed half-way through a creation)."""
+    import re
+
+    from django.db import connection
+
+    from apps.tenants.models import Business
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench%%'")
+        names = [row[0] for row in cursor.fetchall() if re.fullmatch(r"bench_[0-9a-f]{12}", row[0])]
+    known = set(Business.objects.filter(schema_name__in=names).values_list("schema_name", flat=True))
+    orphans = [n for n in names if n not in known]
+    with _no_interrupts(), connection.cursor() as cursor:
+        for name in orphans:
+            log(f"  dropping orphan schema {name}")
+            cursor.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    return len(orphans)
 
 
 @contextlib.contextmanager

@@ -111,7 +111,7 @@ def run(ctx: Context) -> Section:
     }
 
     # Cold model load in a subprocess (the OS file cache is warm after the first).
-    runs = 2 if ctx.quick else 3
+    runs = 1 if ctx.quick else 3
     loads = [_load_in_subprocess() for _ in range(runs)]
     load = section.table(
         f"Model load in a fresh process ({runs} runs, ms, median / p95)",

@@ -231,8 +231,9 @@ class CpuMeter:
     def result(self) -> dict[str, float]:
         wall = max(1e-6, time.monotonic() - self.started)
         busy = _busy_seconds() - self.busy0
-        now = self._ours()
-        ours = sum(v - self.ours0.get(pid, 0.0) for pid, v in now.items())
+        # Totals, not per-process deltas: a process that exits hands its CPU time to its parent's
+        # cutime (counted at the end), so its time before the start must not be counted twice.
+        ours = sum(self._ours().values()) - sum(self.ours0.values())
         others = max(0.0, busy - ours)
         return {
             "wall_s": round(wall, 1),

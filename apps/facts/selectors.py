@@ -26,7 +26,7 @@ from apps.facts.models import (
     Topic,
     Visibility,
 )
-from apps.tenants.db import current_schema
+from apps.tenants.db import current_business_name
 
 AUDIENCE_VISITOR = "visitor"
 AUDIENCE_STAFF = "staff"
@@ -95,19 +95,6 @@ def facts_live_on(on: date, *, audience: str = AUDIENCE_VISITOR) -> QuerySet[Fac
     return Fact.objects.filter(q)
 
 
-def _business_display_name() -> str:
-    from django.db import connection
-
-    from apps.tenants.models import Business
-
-    tenant = getattr(connection, "tenant", None)
-    name = getattr(tenant, "name", None)
-    if name:
-        return str(name)
-    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
-    return business.name if business else "The business"
-
-
 def _covers(broad: str, aspect: str) -> bool:
     return aspect == broad or aspect.startswith(broad + " ")
 
@@ -171,7 +158,7 @@ def knowledge_render(
     for fact in facts_qs.order_by("learned_at", "id"):
         by_topic[fact.topic_id].append(fact)
         topics[fact.topic_id] = fact.topic
-    business = _business_display_name()
+    business = current_business_name()
     rendered = []
     for topic_id, facts in by_topic.items():
         topic = topics[topic_id]

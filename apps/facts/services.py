@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from apps.facts.extraction.base import (
@@ -54,7 +54,7 @@ from apps.facts.models import (
     Visibility,
 )
 from apps.facts.signals import announce_topics_changed
-from apps.tenants.db import current_schema
+from apps.tenants.db import current_business_name
 
 logger = logging.getLogger(__name__)
 
@@ -101,17 +101,6 @@ def topic_get_or_create(name: str) -> Topic:
     if topic is None:
         topic = Topic.objects.create(name=name[:1].upper() + name[1:], key=key)
     return topic
-
-
-def _business_name() -> str:
-    from apps.tenants.models import Business
-
-    tenant = getattr(connection, "tenant", None)
-    name = getattr(tenant, "name", None)
-    if name:
-        return str(name)
-    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
-    return business.name if business else "The business"
 
 
 def _event(
@@ -421,7 +410,7 @@ def source_ingest(
     new_parts = [p for h, p in incoming.items() if h not in present]
     removed = [p for h, p in present.items() if h not in incoming]
 
-    business_name = _business_name()
+    business_name = current_business_name()
     existing_topics = list(Topic.objects.values_list("name", flat=True))
     run = _Run(
         source=source,

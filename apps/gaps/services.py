@@ -23,7 +23,7 @@ from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval import embedding
 from apps.retrieval.lexical import content_words
-from apps.tenants.db import current_schema
+from apps.tenants.db import current_business_name, current_schema
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def _notify_visitors(schema_name: str, ticket_id: int) -> int:
     sent = 0
     with schema_context(schema_name):
         ticket = GapTicket.objects.get(pk=ticket_id)
-        business = _business_name()
+        business = current_business_name()
         for ask in GapAsk.objects.filter(ticket=ticket, notified_at__isnull=True).exclude(contact=""):
             claimed = GapAsk.objects.filter(pk=ask.pk, notified_at__isnull=True).update(
                 notified_at=timezone.now()
@@ -184,13 +184,6 @@ def _notify_visitors(schema_name: str, ticket_id: int) -> int:
                 )
             sent += 1
     return sent
-
-
-def _business_name() -> str:
-    from apps.tenants.models import Business
-
-    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
-    return business.name if business else "The business"
 
 
 @transaction.atomic

@@ -180,3 +180,39 @@ def test_concurrent_queries_are_consistent(embedder: Embedder) -> None:
         thread.join()
     for i, vector in results.items():
         assert np.allclose(vector, expected[i], atol=1e-5)
+
+
+# -- ONNX for single queries ------------------------------------------------------------------
+
+
+def test_queries_use_onnx_and_stay_in_the_torch_vector_space(embedder: Embedder) -> None:
+    texts = ["Are you open on Sundays?", "price", "Do you deliver to the city centre, and what does it cost?"]
+    queries = embedder.embed_queries(texts)
+    assert embedder.query_runtime.startswith("onnx"), embedder.query_runtime
+    passages = embedder.embed_passages(texts)  # torch: the index's side of the space
+    for q, p in zip(queries, passages, strict=True):
+        assert cosine(q, p) > 0.9999
+    assert queries.dtype == np.float32 and np.allclose(np.linalg.norm(queries, axis=1), 1.0, atol=1e-5)
+
+
+def test_torch_runtime_can_be_chosen_and_agrees(embedder: Embedder) -> None:
+    torch_only = Embedder(replace(EmbeddingConfig(), query_runtime="torch"))
+    vector = torch_only.embed_query("Is there parking?")
+    assert torch_only.query_runtime.startswith("torch")
+    assert cosine(vector, embedder.embed_query("Is there parking?")) > 0.9999
+
+
+def test_onnx_required_but_unavailable_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if it were not installed
+    fallback = Embedder(EmbeddingConfig())
+    fallback.embed_query("hello")  # auto: torch serves
+    assert fallback.query_runtime == "torch (onnxruntime is not installed)"
+    required = Embedder(replace(EmbeddingConfig(), query_runtime="onnx"))
+    with pytest.raises(EmbeddingModelError, match="onnxruntime"):
+        required.embed_query("hello")
+
+
+def test_unknown_query_runtime_setting_is_refused(settings) -> None:
+    settings.XORVENTA_EMBEDDING_QUERY_RUNTIME = "gpu"
+    with pytest.raises(EmbeddingModelError, match="XORVENTA_EMBEDDING_QUERY_RUNTIME"):
+        embedding.embedding_config()

@@ -35,6 +35,7 @@ from apps.facts.extraction.base import (
 )
 from apps.facts.extraction.guard import UNTRUSTED_KINDS, looks_like_instructions
 from apps.facts.extraction.parts import Part, normalise, split_parts
+from apps.facts.lexical import overlap
 from apps.facts.models import (
     OWNER_RANK,
     PRECEDENCE,
@@ -150,6 +151,22 @@ def _same_subject_conflicts(fact: Fact, cand: Candidate) -> bool:
     return _windows_overlap(fact.valid_from, fact.valid_to, cand.valid_from, cand.valid_to)
 
 
+#: Aspects that say only *whether* something is so ("allowed", "availability"): the thing itself is
+#: in the question, so two owner answers with such an aspect are about the same subject only when
+#: their questions are (DSTC9: "Can I bring my bike on the train?" and "Can I park my bike at the
+#: station?" both extract to Bike / allowed; the second must not retire the first).
+_YES_NO_ASPECTS = ("availability", "allowed", "included")
+_SAME_QUESTION_OVERLAP = 0.6
+
+
+def _same_question_subject(fact: Fact, aspect: str, question: str) -> bool:
+    if not aspect.startswith(_YES_NO_ASPECTS) or not fact.question or not question:
+        return True  # the aspect alone names the subject ("hours sunday", "price")
+    if normalise(fact.question).lower() == normalise(question).lower():
+        return True
+    return overlap(fact.question, question) >= _SAME_QUESTION_OVERLAP
+
+
 def _same_value(fact: Fact, cand: Candidate) -> bool:
     if fact.valid_from != cand.valid_from or fact.valid_to != cand.valid_to:
         return False
@@ -232,7 +249,12 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
             run.result.confirmed.append(fact)
             return
 
-    conflicts = [f for f in same_subject if f.pk in named or _same_subject_conflicts(f, cand)]
+    conflicts = [
+        f
+        for f in same_subject
+        if f.pk in named
+        or (_same_subject_conflicts(f, cand) and _same_question_subject(f, aspect, run.question))
+    ]
     stronger = [f for f in conflicts if _authority(f) > run.rank]
     if stronger:
         owner_fact = max(stronger, key=_authority)

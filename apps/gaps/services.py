@@ -19,10 +19,10 @@ from django.dispatch import Signal
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from apps.facts.lexical import content_words
 from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval import embedding
-from apps.retrieval.lexical import content_words
 from apps.tenants.db import current_business_name, current_schema
 
 logger = logging.getLogger(__name__)

@@ -72,7 +72,14 @@ HOLIDAY = {
     "valid_to": date(2026, 12, 24),
 }
 
+BRING_BIKE = {"topic": "Bikes", "aspect": "allowed", "statement": "Only folding bikes may come on board."}
+PARK_BIKE = {"topic": "Bikes", "aspect": "allowed", "statement": "Bikes can be parked at the station."}
+NO_BIKES = {"topic": "Bikes", "aspect": "allowed", "statement": "No bikes on board any more."}
+
 SCRIPT = {
+    "Only folding bikes may come on board.": [BRING_BIKE],
+    "Bikes can be parked at the station.": [PARK_BIKE],
+    "No bikes on board any more.": [NO_BIKES],
     "Sourdough loaf is $8.": [PRICE8],
     "Sourdough is now $9 a loaf.": [PRICE9],
     "Sourdough is $8.50.": [PRICE850],
@@ -199,6 +206,31 @@ def test_rule3_newer_owner_answer_replaces_older_owner_answer(business, ex):
     owner_answer_record(question="Price?", answer="Sourdough is $8.50.", read_at=at(0), extractor=ex)
     owner_answer_record(question="Price?", answer="Sourdough is now $9 a loaf.", read_at=at(1), extractor=ex)
     assert live("Sourdough") == ["Sourdough is now $9 a loaf."]
+
+
+def test_rule2_yes_no_answers_to_different_questions_are_different_subjects(business, ex):
+    # "allowed" alone does not name what is allowed: the question does.
+    owner_answer_record(
+        question="Can I bring my bike on the train?",
+        answer="Only folding bikes may come on board.",
+        read_at=at(0),
+        extractor=ex,
+    )
+    owner_answer_record(
+        question="Can I park my bike at the station?",
+        answer="Bikes can be parked at the station.",
+        read_at=at(1),
+        extractor=ex,
+    )
+    assert sorted(live("Bikes")) == ["Bikes can be parked at the station.", "Only folding bikes may come on board."]
+    # The same question asked again in other words is the same subject: the newer answer wins.
+    owner_answer_record(
+        question="Are bikes allowed on the train now?",
+        answer="No bikes on board any more.",
+        read_at=at(2),
+        extractor=ex,
+    )
+    assert sorted(live("Bikes")) == ["Bikes can be parked at the station.", "No bikes on board any more."]
 
 
 def test_rule3_accepting_a_disagreement_applies_the_source_value(business, ex):

@@ -1,7 +1,8 @@
 """Content words: the lexical signal beside the vector one.
 
-Used by the confidence (how much of what the visitor asked the kept knowledge actually mentions) and
-by gap merging (two questions about the same things). A crude suffix stemmer is enough here: both
+Used by the rules (whether two owner answers to yes/no questions are about the same thing), by
+retrieval's confidence (how much of what the visitor asked the kept knowledge actually mentions) and by
+gap merging (two questions about the same things). It lives in the lowest app that needs it. A crude suffix stemmer is enough here: both
 sides go through the same function.
 """
 
@@ -22,7 +23,9 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 def stem(word: str) -> str:
-    for suffix in ("ings", "ing", "ies", "ers", "er", "es", "ed", "ly", "s"):
+    if word.endswith("es") and word[:-2].endswith(("ss", "x", "z", "ch", "sh")):
+        return word[:-2]  # "boxes", "lunches" (but "bikes" -> "bike", below)
+    for suffix in ("ings", "ing", "ies", "ers", "er", "ed", "ly", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word
@@ -39,3 +42,11 @@ def coverage(question: str, passage: str) -> float:
     if not asked:
         return 0.0
     return len(asked & content_words(passage)) / len(asked)
+
+
+def overlap(a: str, b: str) -> float:
+    """Shared content words over the smaller side's (1.0: one question's words are all in the other)."""
+    left, right = content_words(a), content_words(b)
+    if not left or not right:
+        return 0.0
+    return len(left & right) / min(len(left), len(right))

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from apps.facts.models import (
     Disagreement,
@@ -140,28 +140,24 @@ def knowledge_render(
 ) -> list[RenderedTopic]:
     """The business's knowledge as one document per topic, for the date ``on`` (optionally only some
     topics, or only some facts: retrieval hands the answerer just the facts of the pieces it kept)."""
-    facts_qs = (
-        facts_live_on(on, audience=audience)
-        .select_related("topic")
-        .prefetch_related(
-            Prefetch(
-                "evidence",
-                queryset=Evidence.objects.filter(withdrawn_at__isnull=True).select_related("source"),
-            )
-        )
+    # Only the columns rendering reads: this runs on every chat turn (retrieval renders the kept
+    # pieces' facts), where building full model instances and per-fact evidence querysets cost more
+    # than the SQL itself.
+    facts_qs = facts_live_on(on, audience=audience).only(
+        "id", "topic_id", "aspect", "statement", "learned_at", "valid_from", "valid_to"
     )
     if topic_ids is not None:
         facts_qs = facts_qs.filter(topic_id__in=list(topic_ids))
     wanted = set(fact_ids) if fact_ids is not None else None
+    if wanted is not None:
+        # The wanted facts and the temporary ones that may override them; other permanent facts of
+        # the topics cannot change how a wanted fact reads.
+        facts_qs = facts_qs.filter(Q(pk__in=wanted) | Q(valid_from__isnull=False) | Q(valid_to__isnull=False))
     by_topic: dict[int, list[Fact]] = defaultdict(list)
-    topics: dict[int, Topic] = {}
     for fact in facts_qs.order_by("learned_at", "id"):
         by_topic[fact.topic_id].append(fact)
-        topics[fact.topic_id] = fact.topic
-    business = current_business_name()
-    rendered = []
+    chosen: dict[int, list[tuple[Fact, str, str]]] = {}
     for topic_id, facts in by_topic.items():
-        topic = topics[topic_id]
         lines = _render_lines(facts, on)
         if wanted is not None:
             # Only the wanted facts, plus any temporary fact in force that overrides one of them: a
@@ -172,19 +168,24 @@ def knowledge_render(
                 for f, st, ln in lines
                 if f.pk in wanted or (st == "temporary" and f.aspect in aspects)
             ]
-        if not lines:
-            continue
+        if lines:
+            chosen[topic_id] = lines
+    if not chosen:
+        return []
+    names = dict(Topic.objects.filter(pk__in=list(chosen)).values_list("id", "name"))
+    sources = _current_sources([f.pk for lines in chosen.values() for f, _, _ in lines])
+    business = current_business_name()
+    rendered = []
+    for topic_id, lines in chosen.items():
+        name = names[topic_id]
         header = (
-            f"{topic.name}\n"
-            f"This is {business}'s current information on {topic.name} as of {_fmt(on)}. "
+            f"{name}\n"
+            f"This is {business}'s current information on {name} as of {_fmt(on)}. "
             "Anything not listed here was not stated by the business."
         )
         rendered_facts = []
         for fact, state, line in lines:
-            refs = tuple(
-                SourceRef(kind=e.kind, ref=e.source.ref, title=e.source.title, learned_on=e.added_at.date())
-                for e in fact.evidence.all()
-            )
+            refs = tuple(sources.get(fact.pk, ()))
             rendered_facts.append(
                 RenderedFact(
                     id=fact.pk,
@@ -199,10 +200,23 @@ def knowledge_render(
             )
         text = header + "\n" + "\n".join(f"- {rf.line}" for rf in rendered_facts)
         rendered.append(
-            RenderedTopic(topic_id=topic_id, name=topic.name, on=on, text=text, facts=tuple(rendered_facts))
+            RenderedTopic(topic_id=topic_id, name=name, on=on, text=text, facts=tuple(rendered_facts))
         )
     rendered.sort(key=lambda t: t.name.lower())
     return rendered
+
+
+def _current_sources(fact_ids: list[int]) -> dict[int, list[SourceRef]]:
+    """The sources currently stating each fact (withdrawn evidence no longer counts), in one query."""
+    found: dict[int, list[SourceRef]] = defaultdict(list)
+    rows = (
+        Evidence.objects.filter(fact_id__in=fact_ids, withdrawn_at__isnull=True)
+        .order_by("id")
+        .values_list("fact_id", "kind", "source__ref", "source__title", "added_at")
+    )
+    for fact_id, kind, ref, title, added_at in rows:
+        found[fact_id].append(SourceRef(kind=kind, ref=ref, title=title, learned_on=added_at.date()))
+    return found
 
 
 def topic_render(topic: Topic, *, on: date, audience: str = AUDIENCE_VISITOR) -> RenderedTopic | None:

@@ -121,7 +121,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.public_key = self.scope["url_route"]["kwargs"]["key"]
-        found = await database_sync_to_async(_business_for_key)(self.public_key)
+        found = await database_sync_to_async(_business_for_key, thread_sensitive=False)(self.public_key)
         if found is None:
             await self._refuse(4404)
             return

@@ -36,7 +36,9 @@ class TenantResolverMiddleware:
         headers = dict(scope.get("headers") or [])
         host = headers.get(b"host", b"").decode("latin-1")
         try:
-            schema_name, business_id, path_slug = await database_sync_to_async(_lookup)(host, scope["path"])
+            schema_name, business_id, path_slug = await database_sync_to_async(
+                _lookup, thread_sensitive=False
+            )(host, scope["path"])
         except UnknownTenant:
             if scope["type"] == "websocket":
                 await receive()  # the websocket.connect event

@@ -367,7 +367,9 @@ def _export_onnx(transformer: Any, tokenizer: Any, path: Path) -> None:
             self.inner = inner
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            out = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            )
             return out.last_hidden_state
 
     sample = tokenizer(["an example"], return_tensors="pt")
@@ -479,7 +481,9 @@ class Embedder:
         with self._lock:
             if not self._queries_ready:
                 with loaded.lock:
-                    self._onnx, self.query_runtime = build_onnx_queries(self.config, loaded.model, self._sha256)
+                    self._onnx, self.query_runtime = build_onnx_queries(
+                        self.config, loaded.model, self._sha256
+                    )
                 if self.config.query_runtime == "onnx" and self._onnx is None:
                     raise EmbeddingModelError(
                         f"XORVENTA_EMBEDDING_QUERY_RUNTIME=onnx but ONNX cannot serve: {self.query_runtime}. "

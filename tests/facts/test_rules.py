@@ -222,7 +222,10 @@ def test_rule2_yes_no_answers_to_different_questions_are_different_subjects(busi
         read_at=at(1),
         extractor=ex,
     )
-    assert sorted(live("Bikes")) == ["Bikes can be parked at the station.", "Only folding bikes may come on board."]
+    assert sorted(live("Bikes")) == [
+        "Bikes can be parked at the station.",
+        "Only folding bikes may come on board.",
+    ]
     # The same question asked again in other words is the same subject: the newer answer wins.
     owner_answer_record(
         question="Are bikes allowed on the train now?",

@@ -1,0 +1,56 @@
+"""Follow-ups that name nothing are carried by the conversation; questions with their own content are
+not overridden by it (the blended pass's discount grows with the message's own best match)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.retrieval.search import RetrievalOptions, retrieve
+from tests.retrieval.test_search import TODAY, kb, topics  # noqa: F401 - the fixture is used by name
+
+FOLLOW_UPS = [
+    (["Do you deliver?", "Yes, delivery is available within 10 miles."], "is it free?", "Delivery"),
+    (
+        ["Do you make wedding cakes?", "Wedding cakes start at $250 and need 4 weeks notice."],
+        "and how much are they?",
+        "Wedding cakes",
+    ),
+    (
+        ["Is there parking?", "Free customer parking is behind the shop on Elm Street."],
+        "which street was that again?",
+        "Parking",
+    ),
+    (["Do you sell croissants?", "Butter croissants are $3.50 each."], "what do they cost?", "Croissants"),
+]
+
+NEW_QUESTIONS = [
+    (
+        ["Do you deliver?", "Yes, delivery is available within 10 miles."],
+        "Is gluten-free bread available?",
+        "Gluten-free",
+    ),
+    (
+        ["Is there parking?", "Free customer parking is behind the shop."],
+        "How much is a sourdough loaf?",
+        "Sourdough",
+    ),
+    (
+        ["Do you sell croissants?", "Butter croissants are $3.50 each."],
+        "What are your opening hours?",
+        "Opening hours",
+    ),
+]
+
+
+@pytest.mark.parametrize(("history", "message", "expected"), FOLLOW_UPS)
+def test_a_follow_up_is_answered_from_the_conversations_subject(kb, history, message, expected):  # noqa: F811
+    result = retrieve(message, on=TODAY, history=history)
+    assert topics(result)[0] == expected, result.log["kept"]
+
+
+@pytest.mark.parametrize(("history", "message", "expected"), NEW_QUESTIONS)
+def test_a_question_with_its_own_content_is_not_overridden(kb, history, message, expected):  # noqa: F811
+    result = retrieve(message, on=TODAY, history=history)
+    assert topics(result)[0] == expected, result.log["kept"]
+    alone = retrieve(message, on=TODAY, options=RetrievalOptions(two_pass=False))
+    assert topics(alone)[0] == expected

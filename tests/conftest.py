@@ -135,3 +135,17 @@ class ScriptedExtractor:
 @pytest.fixture
 def scripted():
     return ScriptedExtractor
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tenant_schema_template(django_db_setup: None, django_db_blocker: object) -> None:
+    """Build the schema template once, committed: a template built inside a test's transaction would be
+    rolled back with it and rebuilt by every test (decision 0008)."""
+    from django.conf import settings
+
+    if not settings.XORVENTA_TENANT_TEMPLATE:
+        return
+    from apps.tenants.schema_template import template_ensure
+
+    with django_db_blocker.unblock():  # type: ignore[attr-defined]
+        template_ensure()

@@ -55,6 +55,25 @@ class Business(TenantMixin):
     def __str__(self) -> str:
         return self.name
 
+    def create_schema(
+        self, check_if_exists: bool = False, sync_schema: bool = True, verbosity: int = 1
+    ) -> bool:
+        """Copy the migrated template schema when enabled (decision 0008), else run the migrations."""
+        from django.conf import settings
+        from django_tenants.utils import schema_exists
+
+        from apps.tenants.schema_template import schema_create_from_template
+
+        if check_if_exists and schema_exists(self.schema_name):
+            return False
+        if (
+            sync_schema
+            and settings.XORVENTA_TENANT_TEMPLATE
+            and schema_create_from_template(self.schema_name)
+        ):
+            return True
+        return bool(super().create_schema(check_if_exists, sync_schema, verbosity))
+
 
 class Domain(DomainMixin):
     """A host name that routes to a business (e.g. sunny.localhost or sunny.example.com)."""

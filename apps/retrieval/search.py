@@ -34,7 +34,7 @@ from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, RenderedTopic
 from apps.retrieval import embedding
 from apps.retrieval.index import index_state
 from apps.retrieval.kinds import kind_of_fact
-from apps.retrieval.models import Audience, Piece
+from apps.retrieval.models import Audience, IndexState, Piece
 from apps.retrieval.repair import Vocabulary
 from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
 from apps.tenants.db import current_schema
@@ -54,6 +54,10 @@ class RetrievalOptions:
     max_per_topic: int = 3
     two_pass: bool = True
     history_turns: int = 2
+    # Each earlier turn enters the blended text by its first 160 characters: the start of a reply names
+    # the subject, the rest only dilutes the vector and costs embedding time (dstc9/dstc10: same hits
+    # at 100, 160 or no cap; the blended pass 3-6 ms faster at p95).
+    history_chars: int = 160
     reserved_own: int = 2
     own_first: bool = True  # a new question's own best match is read first, whatever the blended pass scored
     # The blended pass competes at its similarity minus a discount that grows with the message's own
@@ -205,13 +209,15 @@ def _kind_vector(kind: str) -> Any:
     return vector
 
 
-def blend(message: str, history: Sequence[str], turns: int) -> str:
+def blend(message: str, history: Sequence[str], turns: int, chars: int = 0) -> str:
     recent = [h.strip() for h in history if h and h.strip()][-turns:]
+    if chars:
+        recent = [h if len(h) <= chars else h[:chars].rsplit(" ", 1)[0] for h in recent]
     return " ".join([*recent, message.strip()])
 
 
-def business_profile() -> ThresholdProfile:
-    state = index_state()
+def business_profile(state: IndexState | None = None) -> ThresholdProfile:
+    state = state or index_state()
     base = builtin_profile(state.model_id)
     if state.thresholds:
         values = {**base.values, **{k: float(v) for k, v in state.thresholds.items() if k in base.values}}
@@ -240,7 +246,7 @@ def retrieve(
         clock = now
 
     state = index_state()
-    profile = business_profile()
+    profile = business_profile(state)
     generation = state.generation
     pool = opts.k * opts.pool_factor
     hits: dict[int, Hit] = {}
@@ -295,7 +301,7 @@ def retrieve(
 
     # 3. Two passes: the message blended with the conversation behind it.
     if opts.two_pass and history:
-        blended = blend(repaired or message, history, opts.history_turns)
+        blended = blend(repaired or message, history, opts.history_turns, opts.history_chars)
         bvec = embedding.embed_query(blended)
         add(
             "contextual",

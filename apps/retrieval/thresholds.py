@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 # Decision -> target share of unanswerable questions it should flag (seed 000, table in 3.5).
 TARGET_FLAG_RATES: dict[str, float] = {
@@ -49,11 +50,23 @@ def _profile_file(model: str) -> Path:
     return PROFILE_DIR / f"{safe}.json"
 
 
+# Read on every chat turn: parsed once per file version (calibrate_thresholds may rewrite it).
+_parsed: dict[tuple[str, int], dict[str, Any]] = {}
+
+
+def _read_profile(path: Path) -> dict[str, Any]:
+    key = (str(path), path.stat().st_mtime_ns)
+    data = _parsed.get(key)
+    if data is None:
+        data = _parsed[key] = json.loads(path.read_text())
+    return data
+
+
 def builtin_profile(model: str) -> ThresholdProfile:
     """The profile shipped for a model (written by `calibrate_thresholds --write-profile`)."""
     path = _profile_file(model)
     if path.is_file():
-        data = json.loads(path.read_text())
+        data = _read_profile(path)
         return ThresholdProfile(
             model=model,
             values={k: float(data["thresholds"][k]) for k in DECISIONS},

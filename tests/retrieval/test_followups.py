@@ -54,3 +54,12 @@ def test_a_question_with_its_own_content_is_not_overridden(kb, history, message,
     assert topics(result)[0] == expected, result.log["kept"]
     alone = retrieve(message, on=TODAY, options=RetrievalOptions(two_pass=False))
     assert topics(alone)[0] == expected
+
+
+def test_blended_text_takes_the_start_of_each_earlier_turn():
+    from apps.retrieval.search import blend
+
+    reply = "Yes, delivery is available within 10 miles. " + "We also bake wedding cakes. " * 20
+    text = blend("is it free?", ["Do you deliver?", reply], turns=2, chars=60)
+    assert text == "Do you deliver? Yes, delivery is available within 10 miles. We also bake is it free?"
+    assert blend("is it free?", ["a", "b", "c"], turns=2) == "b c is it free?"

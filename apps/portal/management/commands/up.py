@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,6 +25,13 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=int(os.environ.get("XORVENTA_PORT", "8000")))
         parser.add_argument("--no-demo", action="store_true", help="Do not seed the demo business")
         parser.add_argument("--no-worker", action="store_true")
+        parser.add_argument(
+            "--web-processes",
+            type=int,
+            default=int(os.environ.get("XORVENTA_WEB_PROCESSES", "1")),
+            help="ASGI server processes sharing the port (one per core serves more visitors; each loads "
+            "the embedding model, ~0.7 GB)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         started = time.perf_counter()
@@ -38,21 +46,7 @@ class Command(BaseCommand):
 
         connections.close_all()  # the children open their own
         env = dict(os.environ, PYTHONUNBUFFERED="1", XORVENTA_ASGI_SERVER="1")
-        children: list[subprocess.Popen[bytes]] = [
-            subprocess.Popen(  # noqa: S603
-                [
-                    sys.executable,
-                    "-m",
-                    "daphne",
-                    "-b",
-                    opts["host"],
-                    "-p",
-                    str(opts["port"]),
-                    "xorventa.asgi:application",
-                ],
-                env=env,
-            )
-        ]
+        children = self._web_servers(opts["host"], opts["port"], max(1, opts["web_processes"]), env)
         if not opts["no_worker"]:
             children.append(subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env))
         base = f"http://{settings.BASE_DOMAIN}:{opts['port']}"
@@ -90,3 +84,28 @@ class Command(BaseCommand):
             self.stdout.write(
                 "Stopped the server and the worker. The database keeps running; `make dbstop` stops it."
             )
+
+    @staticmethod
+    def _web_servers(
+        host: str, port: int, processes: int, env: dict[str, str]
+    ) -> list[subprocess.Popen[bytes]]:
+        """daphne on host:port; with several processes they share one listening socket opened here (the
+        kernel hands each new connection to one of them), as gunicorn's workers do."""
+        command = [sys.executable, "-m", "daphne"]
+        if processes == 1:
+            return [
+                subprocess.Popen(  # noqa: S603 - our interpreter, our app
+                    [*command, "-b", host, "-p", str(port), "xorventa.asgi:application"], env=env
+                )
+            ]
+        listener = socket.create_server((host, port), backlog=1024)
+        listener.set_inheritable(True)
+        fd = listener.fileno()
+        children = [
+            subprocess.Popen(  # noqa: S603 - our interpreter, our app
+                [*command, "--fd", str(fd), "xorventa.asgi:application"], env=env, pass_fds=(fd,)
+            )
+            for _ in range(processes)
+        ]
+        listener.close()  # the children hold it now
+        return children

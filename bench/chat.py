@@ -404,7 +404,7 @@ def run(ctx: Context) -> Section:
         "burst: every session sends one message at the same instant.",
         "server: what the server recorded for the same turns (Message.timings: from the start of turn_begin "
         "to the end of retrieval, and to the first token); the rest of the client's wait is queueing "
-        "before the server thread picks the message up, and the network.",
+        "before a server thread picks the message up, and the network.",
         "speculative: a draft frame with the same text 500 ms before the message; the server retrieves "
         "during those 500 ms and the message reuses the result (timed from the message, not the draft).",
         f"Server: one daphne process, XORVENTA_TORCH_THREADS={server_threads()}, built-in answerer; each "
@@ -431,9 +431,10 @@ def run(ctx: Context) -> Section:
             worst["first_ms"].p95,
             250,
             "ms",
-            f"at {worst['rate']:.1f} messages/s the process's one sync thread is saturated: the server's "
-            f"own time to first token is p95 {worst['server']['first_token_ms'].p95:.0f} ms, the rest of "
-            "the wait is queueing for that thread",
+            f"at {worst['rate']:.1f} messages/s one process is CPU-bound (its Python work holds one "
+            f"interpreter lock): the server's own time to first token is p95 "
+            f"{worst['server']['first_token_ms'].p95:.0f} ms, the rest of the wait is queueing for the "
+            "process; one process per core (`manage.py up --web-processes 2`) is the configuration for it",
         )
     two = [r for r in results if r["level"].endswith("2 server processes")]
     if two:

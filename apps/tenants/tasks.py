@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import reset_queries, transaction
 from django.utils.module_loading import import_string
 from django_tenants.utils import schema_context
 
 
 def run_for_business(schema_name: str, func_path: str, *args: Any, **kwargs: Any) -> Any:
     func = import_string(func_path)
+    reset_queries()  # a task is a unit of work: no query log carried over from the previous one (DEBUG)
     # The task decides its own transactions (a crawl commits page by page so progress is visible).
     with schema_context(schema_name):
         return func(*args, **kwargs)

@@ -347,7 +347,7 @@ def _onnx_cache_dir() -> Path:
 def _mean_pooled_transformer(model: SentenceTransformer) -> tuple[Any, bool] | None:
     """(the Hugging Face transformer, whether vectors are normalised) when the pipeline is exactly
     Transformer -> mean Pooling [-> Normalize]; None for anything the ONNX path does not reproduce."""
-    modules = list(model)
+    modules: list[Any] = list(model)
     names = [type(m).__name__ for m in modules]
     if names not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
         return None

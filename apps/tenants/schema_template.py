@@ -30,6 +30,8 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django_tenants.utils import get_tenant_database_alias, schema_exists
 
+from apps.tenants.db import use_public_schema
+
 logger = logging.getLogger(__name__)
 
 TEMPLATE_PREFIX = "xv_template_"
@@ -74,13 +76,13 @@ def template_ensure() -> str:
                         cursor.execute(f'DROP SCHEMA "{stale}" CASCADE')
                 cursor.execute(f'CREATE SCHEMA "{name}"')
             call_command("migrate_schemas", tenant=True, schema_name=name, interactive=False, verbosity=0)
-            connection.set_schema_to_public()
+            use_public_schema()
             _park_outward_foreign_keys(name)
             with connection.cursor() as cursor:
                 cursor.execute(f"COMMENT ON SCHEMA \"{name}\" IS 'xorventa template: complete'")
             logger.info("built tenant schema template %s", name)
     finally:
-        connection.set_schema_to_public()
+        use_public_schema()
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [_LOCK_KEY])
     return name
@@ -229,5 +231,5 @@ def schema_create_from_template(schema_name: str) -> bool:
         logger.warning("tenant schema template not usable (%s): running migrations", exc)
         return False
     finally:
-        connection.set_schema_to_public()
+        use_public_schema()
     return True

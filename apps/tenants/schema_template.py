@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from functools import lru_cache
+from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
@@ -126,6 +127,34 @@ def _template_ready(name: str) -> bool:
     return bool(row and row[0] == "xorventa template: complete")
 
 
+_FUNCTIONS_SQL = (
+    "SELECT pg_get_functiondef(p.oid) FROM pg_proc p WHERE p.pronamespace = %s::regnamespace "
+    "ORDER BY p.proname"
+)
+_CONSTRAINTS_SQL = (
+    "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
+    "WHERE c.connamespace = %s::regnamespace AND c.contype::text = ANY(%s) ORDER BY 1, 2"
+)
+_INDEXES_SQL = (  # indexes that no constraint owns (those come back with their constraint)
+    "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+    "WHERE c.relnamespace = %s::regnamespace "
+    "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY c.relname"
+)
+_TRIGGERS_SQL = (
+    "SELECT pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+    "WHERE c.relnamespace = %s::regnamespace AND NOT t.tgisinternal ORDER BY c.relname, t.tgname"
+)
+_IDENTITIES_SQL = (
+    "SELECT table_name, column_name FROM information_schema.columns "
+    "WHERE table_schema = %s AND is_identity = 'YES'"
+)
+
+
+def _rows(cursor: Any, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    cursor.execute(sql, list(params))
+    return list(cursor.fetchall())
+
+
 def schema_copy(template: str, new: str) -> None:
     """Create schema ``new`` as a copy of ``template``, in one transaction."""
     if schema_exists(new):
@@ -147,49 +176,15 @@ def schema_copy(template: str, new: str) -> None:
         free_sequences = cursor.fetchone()[0]
         if any(kind in ("v", "m", "f") for _, kind in relations) or free_sequences:
             raise TemplateUnsupported(f"{template} holds views or free-standing sequences")
-        cursor.execute(
-            "SELECT pg_get_functiondef(p.oid) FROM pg_proc p WHERE p.pronamespace = %s::regnamespace "
-            "ORDER BY p.proname",
-            [template],
-        )
-        functions = [row[0] for row in cursor.fetchall()]
-        cursor.execute(
-            "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
-            "WHERE c.connamespace = %s::regnamespace AND c.contype = 'f' ORDER BY 1, 2",
-            [template],
-        )
-        foreign_keys = cursor.fetchall()
-        cursor.execute(
-            f'SELECT table_name, constraint_name, definition FROM "{template}".{_PARKED} ORDER BY 1, 2'
-        )
-        foreign_keys += cursor.fetchall()
+        functions = [row[0] for row in _rows(cursor, _FUNCTIONS_SQL, template)]
+        foreign_keys = _rows(cursor, _CONSTRAINTS_SQL, template, ["f"])
+        foreign_keys += _rows(cursor, f'SELECT * FROM "{template}".{_PARKED} ORDER BY 1, 2')
         # Keys and indexes are replayed by name (LIKE ... INCLUDING INDEXES would rename them, and a
         # later migration that drops or alters one by name would then fail on copied schemas).
-        cursor.execute(
-            "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
-            "WHERE c.connamespace = %s::regnamespace AND c.contype IN ('p', 'u', 'x') ORDER BY 1, 2",
-            [template],
-        )
-        keys = cursor.fetchall()
-        cursor.execute(
-            "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-            "WHERE c.relnamespace = %s::regnamespace "
-            "AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY c.relname",
-            [template],
-        )
-        indexes = [row[0] for row in cursor.fetchall()]
-        cursor.execute(
-            "SELECT pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            "WHERE c.relnamespace = %s::regnamespace AND NOT t.tgisinternal ORDER BY c.relname, t.tgname",
-            [template],
-        )
-        triggers = [row[0] for row in cursor.fetchall()]
-        cursor.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = %s AND is_identity = 'YES'",
-            [template],
-        )
-        identities = cursor.fetchall()
+        keys = _rows(cursor, _CONSTRAINTS_SQL, template, ["p", "u", "x"])
+        indexes = [row[0] for row in _rows(cursor, _INDEXES_SQL, template)]
+        triggers = [row[0] for row in _rows(cursor, _TRIGGERS_SQL, template)]
+        identities = _rows(cursor, _IDENTITIES_SQL, template)
 
         # Read with the template first on the search path, so definitions name its tables unqualified;
         # replay with the new schema first, so the same names resolve to the copy.

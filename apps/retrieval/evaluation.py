@@ -318,6 +318,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "no-kind": {"kind_leg": False},
     "keyword-on": {"keyword": "on"},
     "no-diversity": {"diversity": False},
+    "keep-fillers": {"clean_fillers": False},
 }
 
 

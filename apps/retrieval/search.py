@@ -73,6 +73,7 @@ class RetrievalOptions:
     keyword: str = "auto"  # auto: only for exact identifiers | on | off
     diversity: bool = True
     rerank: bool = False
+    clean_fillers: bool = True  # embed the message without hesitations and leading pleasantries
 
     def label(self) -> str:
         return ",".join(f"{k}={v}" for k, v in asdict(self).items())
@@ -171,6 +172,24 @@ def _keyword_search(
 
 def _stems_of(piece: Piece) -> set[str]:
     return {token.split(":")[0].strip("'") for token in str(piece.search or "").split()}
+
+
+# Hesitations anywhere ("uh", "umm", "hmm") and pleasantries that open a turn ("ok great, thanks, and
+# ..."): they carry nothing a knowledge base could match, and in a short message they pull its vector
+# towards every other chatty message.
+_HESITATION = re.compile(r"\b(?:u+h+|u+m+|h+m+|e+r+m+|a+h+|m{2,}|h{2,})\b[,.]?\s*", re.IGNORECASE)
+_OPENER = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|all right|great|perfect|thanks|thank you|got it|sure|yes|"
+    r"yeah|yep|oh|and|so|well|also|by the way|sounds (?:good|great)|that sounds (?:good|great)|"
+    r"that'?s (?:good|great|perfect))\b[\s,.!;:-]*)+",
+    re.IGNORECASE,
+)
+
+
+def without_fillers(message: str) -> str:
+    """The message without hesitations and opening pleasantries (unchanged if nothing would be left)."""
+    cleaned = _OPENER.sub("", _HESITATION.sub("", message).strip()).strip()
+    return cleaned if len(cleaned) >= 3 else message
 
 
 def has_identifier(message: str) -> bool:
@@ -275,11 +294,12 @@ def retrieve(
         return [p.pk for p, _ in found]
 
     # 1. The message alone (the vector may have been computed ahead, during typing: speculative retrieval).
-    vector = query_vector if query_vector is not None else embedding.embed_query(message)
+    asked = without_fillers(message) if opts.clean_fillers else message
+    vector = query_vector if query_vector is not None else embedding.embed_query(asked)
     lap("embed_message")
     own = add(
         "message",
-        message,
+        asked,
         _vector_search(vector, generation=generation, audience=audience, on=on, limit=pool),
     )
     top_similarity = max((hits[i].scores["message"] for i in own), default=0.0)
@@ -288,7 +308,7 @@ def retrieve(
     # 2. Repair misspellings when the message's best match is weak.
     repaired = ""
     if opts.repair and top_similarity < profile["repair"]:
-        fixed = _vocabulary(generation).repair(message)
+        fixed = _vocabulary(generation).repair(asked)
         if fixed.changed:
             repaired = fixed.text
             rvec = embedding.embed_query(repaired)
@@ -301,7 +321,7 @@ def retrieve(
 
     # 3. Two passes: the message blended with the conversation behind it.
     if opts.two_pass and history:
-        blended = blend(repaired or message, history, opts.history_turns, opts.history_chars)
+        blended = blend(repaired or asked, history, opts.history_turns, opts.history_chars)
         bvec = embedding.embed_query(blended)
         add(
             "contextual",
@@ -387,11 +407,13 @@ def retrieve(
     # Confidence is what the answerer will actually read: the best kept piece's score. For a follow-up
     # ("is it free?") that is the blended pass's; the message alone would call it unanswerable.
     confidence = max((h.rank_score(discount) for h, _ in kept), default=0.0)
-    asked = repaired or message
+    question = repaired or asked
     signals = {
         "similarity": round(confidence, 4),
-        "coverage_best": round(coverage(asked, f"{kept[0][0].title} {kept[0][0].text}") if kept else 0.0, 4),
-        "coverage_all": round(coverage(asked, " ".join(f"{h.title} {h.text}" for h, _ in kept)), 4),
+        "coverage_best": round(
+            coverage(question, f"{kept[0][0].title} {kept[0][0].text}") if kept else 0.0, 4
+        ),
+        "coverage_all": round(coverage(question, " ".join(f"{h.title} {h.text}" for h, _ in kept)), 4),
         "margin": round(_margin(own, hits), 4),
         # The search for the kind of fact asked for ("notice") found the same piece as the message.
         "kind_agrees": 1.0 if kept and kind_ids[:1] == [kept[0][0].piece_id] else 0.0,

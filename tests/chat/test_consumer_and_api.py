@@ -15,6 +15,7 @@ from django_tenants.utils import tenant_context
 
 from apps.chat.models import Message, WidgetSettings
 from apps.facts.services import owner_fact_add
+from tests.helpers import fresh_rate_window
 from xorventa.asgi import application
 
 ORIGINS = {"sunny": "https://sunny-bakery.example", "smiles": "https://brightsmiles.example"}
@@ -160,6 +161,7 @@ def test_small_talk_is_gated_and_oversized_or_flooding_messages_are_refused(shop
     end = next(f for f in frames if f["type"] == "end")
     assert end["decision"] == "gate"
     assert any(f["type"] == "error" and f["code"] == "too_long" for f in frames)
+    fresh_rate_window()
     flood = run(_session(key, ORIGINS["sunny"], "visitor-000005", ["When are you open?"] * 25))
     assert any(f["type"] == "error" and f["code"] == "rate_limited" for f in flood)
     with tenant_context(shops["sunny"]):  # refused messages were never stored nor answered

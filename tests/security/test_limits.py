@@ -40,6 +40,7 @@ from apps.chat import limits
 from apps.chat.api import WidgetMessagesApi
 from apps.chat.origins import origin_allowed
 from apps.facts.scenario import Scenario, ScenarioFileError, scenario_load
+from tests.helpers import fresh_rate_window
 
 # ----------------------------------------------------------------------------------------------
 # The origin matcher: no false accept, no false reject, never an exception
@@ -431,6 +432,7 @@ def test_refused_messages_cost_no_model_call(model: StandIn, shop, monkeypatch) 
     monkeypatch.setattr(limits, "PER_VISITOR", limits.Limit("visitor", 1, 60))
     monkeypatch.setattr(limits, "PER_IP", limits.Limit("ip", 3, 60))
     caches["global"].clear()
+    fresh_rate_window()
     visitor_codes = [
         _post(
             client, key, {"text": question, "visitor_id": "visitor-flood"}, ip=f"198.51.100.{i}"
@@ -448,6 +450,7 @@ def test_refused_messages_cost_no_model_call(model: StandIn, shop, monkeypatch) 
 
     # The websocket: too long, empty and flooding messages are refused before any model call.
     caches["global"].clear()
+    fresh_rate_window()
     before = model.calls
     frames = _run(
         _ws(

@@ -61,7 +61,7 @@ def reseller(db: None):
 
 
 @pytest.fixture
-def make_business(db: None, reseller) -> Iterator[Callable[..., object]]:
+def make_business(tenant_schema_template: None, db: None, reseller) -> Iterator[Callable[..., object]]:
     """Create businesses through the real service; drop their schemas afterwards (also in transactional tests)."""
     from django.db import connection
 
@@ -137,7 +137,7 @@ def scripted():
     return ScriptedExtractor
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="session")
 def tenant_schema_template(django_db_setup: None, django_db_blocker: object) -> None:
     """Build the schema template once, committed: a template built inside a test's transaction would be
     rolled back with it and rebuilt by every test (decision 0008)."""

@@ -9,7 +9,9 @@ process (rapidfuzz), without pg_trgm:
 - otherwise it is replaced by the closest known word within a length-aware edit budget (optimal
   string alignment distance, so a swap of two letters is one edit): none for words under 4 letters,
   1 edit for 4-5 letters, 2 for 6 or more; ties go to the candidate with the same first letter,
-  then the more frequent word;
+  then the more frequent word; a closer common English word wins only when it is another form of a
+  word the business uses ("delver" -> "deliver" for a business that writes "delivery"), and
+  otherwise blocks the correction;
 - split and joined forms are mapped to the vocabulary's form: "check in" / "check-in" / "checkin",
   "wifi" / "wi-fi" / "wi fi";
 - the case pattern of the original word is kept.
@@ -276,9 +278,23 @@ class Vocabulary:
                 key = (int(distance), int(frequency == 0), -frequency, candidate)
                 if best is None or key < best:
                     best = key
-        if best is None or self._frequency[best[3]] == 0 or _variant(word, best[3]):
+        if best is None or _variant(word, best[3]):
+            return None
+        if self._frequency[best[3]] == 0 and not self._form_of_business_word(best[3]):
             return None
         return best[3]
+
+    def _form_of_business_word(self, common: str) -> bool:
+        """True when a common word is another form of a word this business uses ("deliver" for a
+        business that writes "delivery"): correcting "delver" to it helps retrieval, whereas a common
+        word unrelated to the business ("make" for "Mike") more likely means the writer typed a name."""
+        for length in range(len(common), len(common) + 3):
+            for candidate in self._by_length.get(length, ()):
+                if self._frequency[candidate] > 0 and (
+                    candidate.startswith(common) or _variant(common, candidate)
+                ):
+                    return True
+        return False
 
     # -- repair -------------------------------------------------------------------------------
 

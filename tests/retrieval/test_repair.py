@@ -248,3 +248,13 @@ def test_real_misspellings_planted_in_real_questions() -> None:
     assert content_rate >= 0.85
     assert vocabulary_changed == 0
     assert false_rate <= 0.01
+
+
+def test_a_closer_common_word_that_is_a_form_of_a_business_word_is_the_correction() -> None:
+    vocabulary = Vocabulary.from_texts(
+        ["Franciscan Crab does not offer delivery service. Takeout is available."]
+    )
+    assert vocabulary.repair("do they delver food").text == "do they deliver food"
+    # A closer common word unrelated to the business still blocks: the writer may have typed a name.
+    bakery = Vocabulary.from_texts(["We bake sourdough and rye. Cakes need 48 hours notice."])
+    assert bakery.repair("is Mika in today").text == "is Mika in today"

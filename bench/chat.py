@@ -293,23 +293,12 @@ def _prepare_business(ctx: Context) -> tuple[Any, list[str]]:
     from django_tenants.utils import tenant_context
 
     from apps.chat.models import WidgetSettings
-    from apps.facts.extraction.builtin import BuiltinExtractor
-    from apps.facts.models import SourceKind
-    from apps.facts.services import source_ingest
-    from apps.facts.signals import topics_batched
 
     bakery = BUSINESSES[0]
     business = ctx.business_create(bakery.name)
     with tenant_context(business):
         WidgetSettings.objects.create(allowed_origins=[ORIGIN])
-        with topics_batched():
-            for path, sentences in bakery.pages.items():
-                source_ingest(
-                    kind=SourceKind.WEBSITE,
-                    ref=f"https://bench-bakery.example{path}",
-                    content=" ".join(sentences),
-                    extractor=BuiltinExtractor(),
-                )
+        bakery.ingest("bench-bakery.example")
     return business, list(bakery.questions)
 
 

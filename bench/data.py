@@ -21,6 +21,23 @@ class BusinessText:
     def sentences(self) -> list[str]:
         return [s for page in self.pages.values() for s in page]
 
+    def ingest(self, host: str) -> None:
+        """Load the pages as website sources through the rules and the built-in extractor, indexed once
+        (the business's schema must be active)."""
+        from apps.facts.extraction.builtin import BuiltinExtractor
+        from apps.facts.models import SourceKind
+        from apps.facts.services import source_ingest
+        from apps.facts.signals import topics_batched
+
+        with topics_batched():
+            for path, sentences in self.pages.items():
+                source_ingest(
+                    kind=SourceKind.WEBSITE,
+                    ref=f"https://{host}{path}",
+                    content=" ".join(sentences),
+                    extractor=BuiltinExtractor(),
+                )
+
 
 BUSINESSES: tuple[BusinessText, ...] = (
     BusinessText(

@@ -12,14 +12,11 @@
 from __future__ import annotations
 
 import random
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from apps.facts.sources.local_site import serve_pages
 from bench.common import Context, all_threads, set_threads
 from bench.data import BUSINESSES, BusinessText
 from bench.report import Section, stat
@@ -33,45 +30,6 @@ RESYNCS_QUICK = 2
 # A local website
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass
-
-
-@contextmanager
-def serve(pages: dict[str, str]) -> Iterator[str]:
-    """Serve ``pages`` (path -> HTML) on 127.0.0.1; yields the base URL."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path == "/robots.txt":
-                body, status, kind = b"User-agent: *\nAllow: /\n", 200, "text/plain"
-            elif self.path in pages:
-                body, status, kind = pages[self.path].encode(), 200, "text/html; charset=utf-8"
-            else:
-                body, status, kind = b"<html><body>Not found</body></html>", 404, "text/html"
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = _Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 _PRODUCTS = (
     "sourdough loaf", "rye loaf", "seeded batch", "spelt loaf", "baguette", "focaccia", "brioche",
     "croissant", "pain au chocolat", "cinnamon bun", "cardamom knot", "almond tart", "lemon drizzle",
@@ -80,6 +38,9 @@ _PRODUCTS = (
 )  # fmt: skip
 _VARIANTS = ("classic", "wholemeal", "large", "small", "gluten-free", "organic", "family", "mini")
 _DAYS = ("every day", "on weekdays", "on Saturdays only", "from Tuesday to Saturday", "on Fridays")
+
+
+ROBOTS = "User-agent: *\nAllow: /\n"
 
 
 def site_pages(count: int) -> dict[str, str]:
@@ -184,7 +145,10 @@ def _site(ctx: Context, pages: int, resyncs: int) -> dict[str, Any]:
 
     extractor = BuiltinExtractor()
     out: dict[str, Any] = {"pages": pages}
-    with ctx.business("Bench website") as _business, serve(site_pages(pages)) as base:
+    with (
+        ctx.business("Bench website") as _business,
+        serve_pages({**site_pages(pages), "/robots.txt": ROBOTS}) as base,
+    ):
         stamps: list[float] = []
 
         def tick(job: object) -> None:

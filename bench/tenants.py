@@ -145,20 +145,8 @@ def _db_snapshot() -> dict[str, Any]:
 
 
 def _load_knowledge() -> list[str]:
-    from apps.facts.extraction.builtin import BuiltinExtractor
-    from apps.facts.models import SourceKind
-    from apps.facts.services import source_ingest
-    from apps.facts.signals import topics_batched
-
     business = BUSINESSES[0]
-    with topics_batched():
-        for path, sentences in business.pages.items():
-            source_ingest(
-                kind=SourceKind.WEBSITE,
-                ref=f"https://bench.example{path}",
-                content=" ".join(sentences),
-                extractor=BuiltinExtractor(),
-            )
+    business.ingest("bench.example")
     return list(business.questions)
 
 

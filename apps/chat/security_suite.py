@@ -37,16 +37,15 @@ import html
 import json
 import os
 import re
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from apps.facts.sources.local_site import serve_pages
 
 BUSINESS_ORIGIN = "https://sunny-bakery.example"
 BUSINESS_QUESTION = "What are your opening hours?"
@@ -597,43 +596,6 @@ class SuiteReport:
 # A local website with the attacks planted in it
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass
-
-
-@contextmanager
-def serve_site(routes: dict[str, str]) -> Iterator[str]:
-    """Serve ``routes`` (path -> HTML) on 127.0.0.1 for the crawl; yields the base URL."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = routes.get(self.path.split("?", 1)[0])
-            status = 200 if body is not None else 404
-            payload = (body if body is not None else "<html><body>Not found</body></html>").encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = _Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 _POSITIONS = ("p", "li", "blockquote", "td", "p-after-carrier", "hidden")
 
 
@@ -942,7 +904,7 @@ def run_suite(
         for channel in ("crawl", "upload"):
             started = time.perf_counter()
             if channel == "crawl":
-                with serve_site(routes) as base:
+                with serve_pages(routes) as base:
                     job = website_crawl_start(
                         start_url=base + "/",
                         max_pages=len(routes) + 5,

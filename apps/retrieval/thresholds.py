@@ -50,16 +50,16 @@ def _profile_file(model: str) -> Path:
     return PROFILE_DIR / f"{safe}.json"
 
 
-# Read on every chat turn: parsed once per file version (calibrate_thresholds may rewrite it).
-_parsed: dict[tuple[str, int], dict[str, Any]] = {}
+# Read on every chat turn: parsed again only when the file changes (calibrate_thresholds rewrites it).
+_parsed: dict[Path, tuple[int, dict[str, Any]]] = {}
 
 
 def _read_profile(path: Path) -> dict[str, Any]:
-    key = (str(path), path.stat().st_mtime_ns)
-    data = _parsed.get(key)
-    if data is None:
-        data = _parsed[key] = json.loads(path.read_text())
-    return data
+    version = path.stat().st_mtime_ns
+    cached = _parsed.get(path)
+    if cached is None or cached[0] != version:
+        cached = _parsed[path] = (version, json.loads(path.read_text()))
+    return cached[1]
 
 
 def builtin_profile(model: str) -> ThresholdProfile:

@@ -8,11 +8,10 @@ job has finished, nothing is done again.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from django_tenants.utils import tenant_context
 
 from apps.facts.ingestion import job_summary, website_crawl_start
 from apps.facts.models import IngestionJob, JobKind, JobStatus
+from apps.facts.sources.local_site import serve_handler
 from apps.tenants.models import Business
 
 DEMO_SITE_DIR = Path(settings.BASE_DIR) / "demo_site"
@@ -34,17 +34,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 @contextmanager
 def serve_demo_site(directory: Path = DEMO_SITE_DIR) -> Iterator[str]:
     """Serve ``directory`` on 127.0.0.1 (a free port) in a thread; yields the base URL."""
-    handler = partial(_QuietHandler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_handler(partial(_QuietHandler, directory=str(directory))) as base:
+        yield f"{base}/"
 
 
 def demo_crawl_seed(business: Business, log: Callable[[str], object] = print) -> None:

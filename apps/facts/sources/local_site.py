@@ -7,7 +7,7 @@ Both go through the real crawler and job, so the site is a real HTTP server, not
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -43,7 +43,14 @@ def serve_pages(routes: Mapping[str, str]) -> Iterator[str]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = _Server(("127.0.0.1", 0), Handler)
+    with serve_handler(Handler) as base:
+        yield base
+
+
+@contextmanager
+def serve_handler(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Run ``handler`` on 127.0.0.1 (a free port) in a thread; yields the base URL, without a slash."""
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

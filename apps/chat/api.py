@@ -138,6 +138,7 @@ class WidgetMessagesApi(APIView):
 
 async def _answer_events(schema_name: str, conversation_id: int, text: str) -> AsyncIterator[bytes]:
     from apps.chat.services import turn_begin, turn_finish, turn_stream
+    from apps.retrieval.search import remember_turn
 
     turn = await call_in_schema(schema_name, turn_begin, conversation_id=conversation_id, text=text)
     yield _sse("start", {"conversation_id": conversation_id})
@@ -147,6 +148,7 @@ async def _answer_events(schema_name: str, conversation_id: int, text: str) -> A
         yield _sse("delta", {"text": chunk})
     message = await call_in_schema(schema_name, turn_finish, turn, "".join(parts))
     yield _sse("end", {"decision": turn.decision, "sources": message.sources, "message_id": message.pk})
+    await call_in_schema(schema_name, remember_turn, message.text)  # the next turn's blended pass reuses it
 
 
 class WidgetConfigApi(APIView):

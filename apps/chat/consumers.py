@@ -174,6 +174,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def _message(self, raw: str) -> None:
         from apps.chat.services import turn_begin, turn_finish, turn_stream
+        from apps.retrieval.search import remember_turn
 
         text = limits.check_message(raw)
         limits.check_rates(public_key=self.public_key, visitor_id=self.visitor_id, ip=self._client_ip())
@@ -203,6 +204,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 "ask_contact": turn.decision == "unknown",
             }
         )
+        # Embed the reply now, while the visitor reads it: the next turn's blended pass reuses it.
+        await call_in_schema(self.schema_name, remember_turn, message.text)
 
     async def _draft(self, raw: str) -> None:
         text = (raw or "").strip()

@@ -34,6 +34,7 @@ import os
 import tempfile
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,8 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 QUERY_RUNTIMES = ("auto", "onnx", "torch")
 #: ONNX vectors must be the torch vectors (fp32 export: measured cosine 1.0000000 on MiniLM).
 ONNX_AGREEMENT = 0.9999
+# Query vectors kept per process (384 floats each: 4,096 of them are 6 MB).
+RECENT_QUERIES = 4096
 _ONNX_PROBES = (GOLDEN_TEXT, "price", "Do you deliver to the city centre on Sundays, and is there a fee?")
 
 
@@ -452,6 +455,10 @@ class Embedder:
         self._queries_ready = False
         self._onnx: OnnxQueryEncoder | None = None
         self.query_runtime = "not loaded"
+        # Recent query vectors by text: a conversation's earlier turns enter the next turn's blended
+        # pass by their vectors, so each turn's text is embedded once, not again on every later turn.
+        self._recent: OrderedDict[str, Vectors] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -551,6 +558,31 @@ class Embedder:
         vector: Vectors = self.embed_queries([text])[0]
         return vector
 
+    def embed_query_kept(self, text: str) -> Vectors:
+        """One query vector, read-only, kept with the last RECENT_QUERIES texts' so that asking for
+        the same text again (a conversation's earlier turn) costs nothing."""
+        with self._recent_lock:
+            cached = self._recent.get(text)
+            if cached is not None:
+                self._recent.move_to_end(text)
+                return cached
+        vector = self.embed_query(text)
+        vector.setflags(write=False)
+        with self._recent_lock:
+            self._recent[text] = vector
+            while len(self._recent) > RECENT_QUERIES:
+                self._recent.popitem(last=False)
+        return vector
+
+    def keeps(self, text: str) -> bool:
+        """True when this text's query vector is kept (embedding it again costs nothing)."""
+        with self._recent_lock:
+            return text in self._recent
+
+    def forget_recent(self) -> None:
+        with self._recent_lock:
+            self._recent.clear()
+
     def embed_passages(self, texts: Sequence[str], batch_size: int = 32) -> Vectors:
         """Passage vectors (no prefix), shape (n, dimensions), float32, unit length."""
         return self._encode(list(texts), batch_size)
@@ -603,6 +635,15 @@ def model_id() -> str:
 
 def embed_query(text: str) -> Vectors:
     return get_embedder().embed_query(text)
+
+
+def embed_query_kept(text: str) -> Vectors:
+    return get_embedder().embed_query_kept(text)
+
+
+def forget_recent() -> None:
+    """Drop the kept query vectors (benchmarks and evaluations time a cold message)."""
+    get_embedder().forget_recent()
 
 
 def embed_queries(texts: Sequence[str]) -> Vectors:

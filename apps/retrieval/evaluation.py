@@ -28,7 +28,8 @@ from django_tenants.utils import tenant_context
 from apps.facts.models import Evidence, Source
 from apps.facts.services import owner_answer_record, source_retire
 from apps.facts.signals import topics_batched
-from apps.retrieval.search import RetrievalOptions, retrieve
+from apps.retrieval import embedding
+from apps.retrieval.search import RetrievalOptions, remember_turn, retrieve
 from apps.retrieval.stats import auc, flag_rates, mcnemar_exact, percentiles, wilson_interval
 from apps.tenants.db import use_public_schema
 from apps.tenants.models import Reseller
@@ -133,7 +134,16 @@ def _rank(result: Any, gold: set[int]) -> int | None:
     return None
 
 
+def _as_in_chat(question: Question) -> None:
+    """Set the stage a live turn finds: nothing of this message embedded yet (other configurations
+    asked it before), and the earlier turns embedded when they happened (chat warms each reply)."""
+    embedding.forget_recent()
+    for turn in question.history:
+        remember_turn(turn)
+
+
 def _ask(question: Question, options: RetrievalOptions) -> Outcome:
+    _as_in_chat(question)
     started = time.perf_counter()
     result = retrieve(question.message, on=EVAL_DAY, history=question.history, options=options)
     latency = (time.perf_counter() - started) * 1000

@@ -58,6 +58,11 @@ class RetrievalOptions:
     # the subject, the rest only dilutes the vector and costs embedding time (dstc9/dstc10: same hits
     # at 100, 160 or no cap; the blended pass 3-6 ms faster at p95).
     history_chars: int = 160
+    # How the message is blended with the conversation: "vector" adds each earlier turn's vector
+    # (weighted) to the message's, so a turn's text is embedded once, when it happens (chat warms the
+    # assistant's reply after sending it); "text" embeds the joined texts on every turn.
+    blend: str = "vector"
+    history_weight: float = 0.5
     reserved_own: int = 2
     own_first: bool = True  # a new question's own best match is read first, whatever the blended pass scored
     # The blended pass competes at its similarity minus a discount that grows with the message's own
@@ -231,8 +236,40 @@ def _kind_vector(kind: str) -> Any:
 def blend(message: str, history: Sequence[str], turns: int, chars: int = 0) -> str:
     recent = [h.strip() for h in history if h and h.strip()][-turns:]
     if chars:
-        recent = [h if len(h) <= chars else h[:chars].rsplit(" ", 1)[0] for h in recent]
+        recent = [_trimmed(h, chars) for h in recent]
     return " ".join([*recent, message.strip()])
+
+
+def _trimmed(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0]
+
+
+def turn_text(text: str, chars: int = RetrievalOptions.history_chars) -> str:
+    """The form in which an earlier turn enters the blended pass: its start, without fillers. A
+    visitor's short message is exactly what its own message pass embedded, so its vector is reused."""
+    return without_fillers(_trimmed(text.strip(), chars)) if text.strip() else ""
+
+
+def blended_vector(
+    message_vector: Any, history: Sequence[str], *, turns: int, chars: int, weight: float
+) -> Any:
+    """The message's vector plus `weight` times each recent turn's, re-normalised."""
+    import numpy as np
+
+    recent = [t for t in (turn_text(h, chars) for h in history if h) if t][-turns:]
+    total = np.array(message_vector, dtype=np.float32)
+    for text in recent:
+        total += weight * embedding.embed_query_kept(text)
+    norm = float(np.linalg.norm(total))
+    return total / norm if norm else total
+
+
+def remember_turn(text: str) -> None:
+    """Embed a turn now (after a reply is sent), so the next turn's blended pass finds its vector
+    ready instead of embedding it while the visitor waits."""
+    form = turn_text(text)
+    if form:
+        embedding.embed_query_kept(form)
 
 
 def business_profile(state: IndexState | None = None) -> ThresholdProfile:
@@ -295,7 +332,7 @@ def retrieve(
 
     # 1. The message alone (the vector may have been computed ahead, during typing: speculative retrieval).
     asked = without_fillers(message) if opts.clean_fillers else message
-    vector = query_vector if query_vector is not None else embedding.embed_query(asked)
+    vector = query_vector if query_vector is not None else embedding.embed_query_kept(asked)
     lap("embed_message")
     own = add(
         "message",
@@ -307,6 +344,7 @@ def retrieve(
 
     # 2. Repair misspellings when the message's best match is weak.
     repaired = ""
+    rvec = None
     if opts.repair and top_similarity < profile["repair"]:
         fixed = _vocabulary(generation).repair(asked)
         if fixed.changed:
@@ -321,8 +359,18 @@ def retrieve(
 
     # 3. Two passes: the message blended with the conversation behind it.
     if opts.two_pass and history:
-        blended = blend(repaired or asked, history, opts.history_turns, opts.history_chars)
-        bvec = embedding.embed_query(blended)
+        if opts.blend == "text":
+            blended = blend(repaired or asked, history, opts.history_turns, opts.history_chars)
+            bvec = embedding.embed_query(blended)
+        else:
+            blended = " | ".join([*history[-opts.history_turns :], repaired or asked])
+            bvec = blended_vector(
+                rvec if repaired else vector,
+                history,
+                turns=opts.history_turns,
+                chars=opts.history_chars,
+                weight=opts.history_weight,
+            )
         add(
             "contextual",
             blended,

@@ -113,6 +113,11 @@ def test_a_streamed_answer_with_sources_over_the_websocket(shops):
     with tenant_context(shops["sunny"]):
         stored = Message.objects.filter(role="assistant").get()
         assert stored.retrieval_log["kept"] and stored.timings["first_token_ms"] > 0
+    # The reply was embedded after it was sent, ready for the next turn's blended pass.
+    from apps.retrieval.embedding import get_embedder
+    from apps.retrieval.search import turn_text
+
+    assert get_embedder().keeps(turn_text(stored.text))
 
 
 @pytest.mark.django_db(transaction=True)

@@ -63,3 +63,39 @@ def test_blended_text_takes_the_start_of_each_earlier_turn():
     text = blend("is it free?", ["Do you deliver?", reply], turns=2, chars=60)
     assert text == "Do you deliver? Yes, delivery is available within 10 miles. We also bake is it free?"
     assert blend("is it free?", ["a", "b", "c"], turns=2) == "b c is it free?"
+
+
+def test_earlier_turns_are_embedded_once_and_reused(kb, monkeypatch):  # noqa: F811
+    """The blended pass adds the earlier turns' vectors: a turn embedded when it happened (the visitor's
+    message by its own pass, a reply warmed by chat after sending it) is not embedded again."""
+    from apps.retrieval import embedding
+    from apps.retrieval.search import remember_turn
+
+    history = ["Do you deliver?", "Yes, delivery is available within 10 miles."]
+    embedding.forget_recent()
+    for turn in history:
+        remember_turn(turn)
+    embedded: list[str] = []
+    real = embedding.Embedder.embed_queries
+
+    def counting(self, texts, batch_size=32):
+        embedded.extend(texts)
+        return real(self, texts, batch_size)
+
+    monkeypatch.setattr(embedding.Embedder, "embed_queries", counting)
+    result = retrieve("is it free?", on=TODAY, history=history)
+    assert topics(result)[0] == "Delivery"
+    assert embedded == ["is it free?"], embedded  # one embedding in the turn: the message itself
+    # Cold (another process served the earlier turns): the same answer, each turn embedded here.
+    embedding.forget_recent()
+    embedded.clear()
+    again = retrieve("is it free?", on=TODAY, history=history)
+    assert topics(again)[0] == "Delivery" and len(embedded) == 3
+
+
+def test_the_text_blend_is_still_available(kb):  # noqa: F811
+    history = ["Do you deliver?", "Yes, delivery is available within 10 miles."]
+    result = retrieve("is it free?", on=TODAY, history=history, options=RetrievalOptions(blend="text"))
+    assert topics(result)[0] == "Delivery"
+    contextual = [v for v in result.log["variants"] if v["leg"] == "contextual"]
+    assert contextual and contextual[0]["query"].startswith("Do you deliver?")

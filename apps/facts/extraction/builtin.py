@@ -162,6 +162,9 @@ class _Q:
     value_kind: str = ""  # "money" | "duration" | "distance"
     days: str | None = None  # an hours question's day key ("sunday"), "" for hours on no stated day
     days_text: str = ""  # the days as the question wrote them ("on Sundays")
+    # Whether an answer without yes or no says yes by stating the thing ("We make them to order.");
+    # not for "Do you charge for X?", where "X is included" means no.
+    yes_from_details: bool = True
 
 
 @dataclass
@@ -966,7 +969,14 @@ class _Run:
                 uncovered = False
         avail = [c for c in found if _is_avail(c.aspect)]
         other = [c for c in found if not _is_avail(c.aspect)]
-        if pol is None and q.affirm and avail and not other and avail[0].value in {"yes", "no"}:
+        if (
+            pol is None
+            and q.affirm
+            and q.yes_from_details
+            and avail
+            and not other
+            and avail[0].value in {"yes", "no"}
+        ):
             pol = avail[0].value
         validity = find_validity(rest or text, self.context.learned_on)
         if pol is not None and q.affirm:
@@ -1046,6 +1056,14 @@ class _Run:
             r"(?i)^(?:hi|hello|hey|excuse me|quick question|just wondering|please)[,!.]?\s+", "", question
         )
         q = q.strip().rstrip("?").strip()
+        # Wrappers around the question itself ("can you tell me what ...", "do you guys have ...").
+        q = re.sub(
+            r"(?i)^(?:(?:can|could|would) you (?:please )?(?:tell|let) me(?: know)?|i(?:'d| would) like to know|"
+            r"do you know|i was wondering|i wonder)(?: if| whether)?[,]?\s+(?=\w)",
+            "",
+            q,
+        )
+        q = re.sub(r"(?i)\b(?:you guys|you all|y'all|you folks)\b", "you", q)
         biz = self.biz
         day_m = re.search(rf"(?:\b(?:on|at|during)\s+)?(?:{_DAY_PHRASE})", q)
         if re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", q) and not re.search(
@@ -1123,9 +1141,32 @@ class _Run:
             np = m.group("np")
             return _Q(self.topic(np), clean_np(np), "duration", declarative=f"{capitalise(np)} {agree('take', np)}",
                       value_kind="duration")  # fmt: skip
+        m = re.match(
+            r"(?i)^(?:what|which)\s+(?:forms?|kinds?|types?|sorts?|methods?)\s+of\s+(?P<np>.+?)"
+            r"(?:\s+(?:do|does|can|will|is|are|would)\b.*|\s+(?:you|they|we)\s+\w+.*)?$",
+            q,
+        )
+        if m:
+            np = m.group("np")
+            if PAYMENT_RE.search(np) or re.search(r"(?i)\bpa(?:y|ying|yments?)\b", np):
+                return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
+            return _Q(self.topic(np), clean_np(np), "kinds")
+        m = re.match(
+            r"(?i)^(?:do|does|will|must|should)\s+(?P<who>i|we|you|guests|customers|patients|clients|visitors|one)\s+"
+            r"(?:need|have)\s+to\s+(?P<vp>.+)$",
+            q,
+        )
+        if m:  # "Do I need to make an appointment?": whether something is required
+            verb, rest = _split_verb(m.group("vp"))
+            phrase = clean_np(rest) or VERB_TOPICS.get(verb) or capitalise(_gerund(verb.split()[0]))
+            who = m.group("who").lower()
+            who = "Customers" if who in {"i", "we", "you", "one"} else who.capitalize()
+            vp = re.sub(r"(?i)\b(?:my|our)\b", "their", m.group("vp"))
+            return _Q(self.topic(phrase), clean_np(phrase) or phrase, "required", f"{who} need to {vp}",
+                      f"{who} do not need to {vp}", declarative=f"{who} need to {vp}")  # fmt: skip
         premises = "|".join(sorted(PREMISES, key=len, reverse=True))
         m = re.match(
-            rf"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?:you|they|{re.escape(biz)}|(?:the|your) (?:{premises}))\s+(?P<vp>.+)$",
+            rf"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?:you|they|{re.escape(biz)}|(?:the|your|this|our) (?:{premises}))\s+(?P<vp>.+)$",
             q,
         )
         if m:
@@ -1182,6 +1223,13 @@ class _Run:
         modal = aux if aux in {"can", "will", "could", "would"} else ""
         obj = rest.strip()
         base = verb.split()[0]
+        charged = re.match(r"(?i)^for\s+(?P<np>.+)$", obj) if base == "charge" else None
+        if charged and clean_np(charged.group("np")):  # "Do you charge for WiFi?": Wi-Fi's price
+            topic, what = self.topic(charged.group("np")), charged.group("np")
+            affirm = f"{self.biz} charges for {what}"
+            return _Q(topic, clean_np(what), FEE_ASPECTS.get(topic, "price"), affirm,
+                      f"{self.biz} does not charge for {what}", "charged", "free", declarative=affirm,
+                      yes_from_details=False)  # fmt: skip
         if base in {"accept", "take"} and (PAYMENT_RE.search(obj) or INSURANCE_RE.search(obj)):
             kind = "Insurance" if INSURANCE_RE.search(obj) and not PAYMENT_RE.search(obj) else "Payment"
             topic, phrase = self.topic(kind, alias=False), clean_np(obj) or obj
@@ -1234,12 +1282,31 @@ class _Run:
             max(1, len(words) - 1),
         )
         subj, pred = " ".join(words[:k]), " ".join(words[k:]) or "available"
+        fit = re.match(
+            r"(?i)^(?P<subj>.+?)\s+(?:a\s+)?(?:good|great|suitable|ideal|ok|okay|appropriate|fine|nice|friendly)\s+"
+            r"(?:[\w-]+\s+)?(?:for|with)\s+(?P<who>.+)$",
+            rest,
+        )
+        if fit and clean_np(fit.group("who")):  # "Is the studio good for beginners?": who it suits
+            who = clean_np(fit.group("who"))
+            own = fit.group("subj").lower() in {"you", "it"} or self.is_self(fit.group("subj"))
+            name = self.biz if own else capitalise(clean_np(fit.group("subj")))
+            tail = rest[len(fit.group("subj")) :].strip()
+            return _Q(self.topic(who), who, "suitable", f"{name} {be(name)} {tail}",
+                      f"{name} {be(name)} not {tail}", declarative=f"{name} {be(name)} {tail}")  # fmt: skip
         if subj.lower() in {"you", "it", "y'all"} or self.is_self(subj):
             own = subj.lower() in {"you", "it"} or set(_words(subj.lower())) <= self.biz_words | {"the"}
             name = self.biz if own else f"{_possessive(self.biz)} {clean_np(subj)}"
             topic = self.topic(pred)
             return _Q(topic, clean_np(pred), "availability", f"{name} is {pred}", f"{name} is not {pred}",
                       declarative=f"{name} is {pred}")  # fmt: skip
+        if PAYMENT_RE.search(subj) and re.match(
+            r"(?i)(?:accepted|taken)\b", pred
+        ):  # "Is Google Pay accepted?"
+            phrase = clean_np(subj) or subj
+            affirm = f"{self.biz} accepts {phrase}"
+            return _Q(self.topic("Payment", alias=False), phrase, f"payment: {phrase.lower()}", affirm,
+                      f"{self.biz} does not accept {phrase}", declarative=affirm)  # fmt: skip
         topic, phrase = self.topic(subj), clean_np(subj)
         name = capitalise(phrase)
         low = pred.lower()

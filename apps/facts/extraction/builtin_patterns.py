@@ -292,6 +292,7 @@ PREMISES = {
     "place",
     "site",
     "branch",
+    "establishment",
 }
 PRONOUNS = {"we", "i", "us", "it", "they", "them", "this", "that", "these", "those", "he", "she", "you"}
 
@@ -490,11 +491,19 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[\w'&+.-]*\w|\$?\d[\d,.]*", text)
 
 
+# Words that may close a noun phrase in a question without being part of it ("TVs there", "parking
+# available"): the topic is the thing, not where or whether it is.
+_TRAILING = {
+    "now", "also", "only", "today", "each", "there", "here", "available", "offered", "provided", "anywhere",
+}  # fmt: skip
+
+
 def clean_np(phrase: str) -> str:
     """A noun phrase as a topic-ready phrase: no determiners, praise, portions, trailing qualifiers."""
     text = re.sub(r"\([^)]*\)", " ", phrase)
     text = re.sub(r"[\"*]", "", text).strip(" ,.;:!?-")
     text = re.sub(r"(?i)^(?:the\s+)?(?:price|cost|prices|costs)\s+(?:of|for)\s+", "", text)
+    text = re.sub(r"(?i)^(?:any\s+)?(?:options?|choices?)\s+(?:for|of)\s+(?=\w)", "", text)
     if re.match(
         r"(?i)(?:within|for|from|at|in|on|with|by|until|till|up to|over|under|about|around|through|via|after|"
         r"before|usually|only|please|kindly)\s",
@@ -517,7 +526,7 @@ def clean_np(phrase: str) -> str:
             break
         words = words[1:]
     words = [w for w in words if not _DAY_ONLY.match(w)]
-    while len(words) > 1 and words[-1].lower() in UNIT_NOUNS | {"now", "also", "only", "today", "each"}:
+    while len(words) > 1 and words[-1].lower() in UNIT_NOUNS | _TRAILING:
         words = words[:-1]
     if len(words) > 5:
         words = words[-3:]
@@ -917,7 +926,7 @@ _PRED_WORDS = {
     "ok", "okay", "gluten-free", "vegan", "vegetarian", "halal", "kosher", "dog-friendly", "pet-friendly",
     "kid-friendly", "child-friendly", "family-friendly", "licensed", "insured", "registered", "certified",
     "accredited", "extra", "still", "currently", "now", "taking", "accepting", "able", "busy", "located", "near",
-    "nearby", "close", "far", "provided", "served", "sold", "offered", "covered",
+    "nearby", "close", "far", "provided", "served", "sold", "offered", "covered", "accepted", "taken",
 }  # fmt: skip
 
 

@@ -147,6 +147,23 @@ class _Det:
     temporal: bool = True  # the sentence's validity applies
 
 
+def _mentions_verb(verb: str, text: str) -> bool:
+    """Whether a text uses a verb in any form ("change" in "changes", "park" in "parking")."""
+    root = verb[:-1] if verb.endswith("e") and len(verb) > 3 else verb
+    return bool(re.search(rf"(?i)\b{re.escape(root)}\w*", text))
+
+
+def _gerund_object(phrase: str) -> str:
+    """What a fee is for: "using WiFi" -> "WiFi", "parking my bike" -> "bike parking"."""
+    m = re.match(r"(?i)^(?P<verb>\w+ing)\s+(?:my|our|your|a|an|the)?\s*(?P<obj>.+)$", phrase.strip())
+    if not m:
+        return phrase
+    if m.group("verb").lower() in {"using", "having", "getting", "bringing", "booking", "ordering"}:
+        return m.group("obj")
+    obj = re.split(r"(?i)\s+(?:at|in|on|for|with|from|during)\s+", m.group("obj"))[0]
+    return f"{obj} {m.group('verb').lower()}"
+
+
 @dataclass
 class _Q:
     """What an owner's question asks."""
@@ -165,6 +182,7 @@ class _Q:
     # Whether an answer without yes or no says yes by stating the thing ("We make them to order.");
     # not for "Do you charge for X?", where "X is included" means no.
     yes_from_details: bool = True
+    action: str = ""  # the verb a "may I" question asks about ("change" in "Can I change my ticket?")
 
 
 @dataclass
@@ -457,6 +475,10 @@ class _Run:
         if pct:
             cut = min(cut, pct.start())
         raw = clause[:cut].strip(" ,:;-")
+        # "There is a 10% discount ...": an existential "there" names nothing; the question does.
+        raw = re.sub(
+            r"(?i)^there(?:'s|\s+(?:is|are|will be|was|were))?(?:\s+(?:a|an|some|also))?\b\s*", "", raw
+        )
         raw = (
             re.sub(r"(?i)^(?:free|now|also|currently|please note,?)\s+", "", raw)
             if raw.lower() != "free"
@@ -1017,7 +1039,9 @@ class _Run:
         """The yes/no statement completed by the rest of the answer ("..., in any amount, in store")."""
         resolved = resolve(rest, self.biz, q.phrase)
         if _full_clause(rest):
-            if _mentions(q.phrase, rest):
+            # The answer stands alone only when it names what was asked: "No, you have to apply for a
+            # refund" to "Can I change my ticket?" mentions the ticket but not the change.
+            if _mentions(q.phrase, rest) and (not q.action or _mentions_verb(q.action, rest)):
                 return resolved
             tail = re.sub(rf"^{re.escape(self.biz)}\b", "it", resolved)
             return sentence_end(f"{base}; {_lower_first(tail)}")
@@ -1189,6 +1213,18 @@ class _Run:
         if m:
             who = (m.group("who") or m.group("who2")).lower()
             return self.may_question(m.group("vp"), "customers" if who in {"i", "we", "one"} else who)
+        m = re.match(
+            r"(?i)^(?:is|are)\s+there\s+(?:an?\s+|any\s+)?(?:extra\s+|additional\s+)?(?:charges?|fees?|costs?)\s+"
+            r"(?:for|to)\s+(?P<np>.+)$",
+            q,
+        )
+        if m and clean_np(_gerund_object(m.group("np"))):  # "Is there a fee for parking my bike?"
+            what = _gerund_object(m.group("np"))
+            topic = self.topic(what)
+            affirm = f"{biz} charges for {clean_np(what).lower()}"
+            return _Q(topic, clean_np(what), FEE_ASPECTS.get(topic, "price"), affirm,
+                      f"{biz} does not charge for {clean_np(what).lower()}", "charged", "free",
+                      declarative=affirm, yes_from_details=False)  # fmt: skip
         m = re.match(r"(?i)^(?:is|are)\s+there\s+(?P<np>.+)$", q)
         if m:
             np = m.group("np")
@@ -1272,7 +1308,7 @@ class _Run:
         where = "" if self.biz.lower() in vp.lower() else f"At {self.biz}, "
         affirm = capitalise(f"{where}{who} can {theirs}")
         deny = capitalise(f"{where}{who} cannot {theirs}")
-        return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm)
+        return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm, action=base)
 
     def be_question(self, rest: str) -> _Q:
         """ "Is delivery free?", "Is the office wheelchair accessible?", "Are children welcome?"."""

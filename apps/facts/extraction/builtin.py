@@ -33,6 +33,7 @@ from .builtin_patterns import (
     _FINITE,
     _IMPERATIVE,
     _LEAD,
+    _PARTICLES,
     _PASSIVE,
     _PERSON,
     _PRED_WORDS,
@@ -1089,6 +1090,22 @@ class _Run:
         )
         q = re.sub(r"(?i)\b(?:you guys|you all|y'all|you folks)\b", "you", q)
         biz = self.biz
+        # "... at Carolina Bed and Breakfast?" / "... at your hotel?": where is always here.
+        names = {re.escape(biz), re.escape(biz.replace("&", "and")), re.escape(biz.replace(" and ", " & "))}
+        premises_alt = "|".join(sorted(PREMISES, key=len, reverse=True))
+        q = (
+            re.sub(
+                rf"(?i)\s+(?:at|in|for)\s+(?:(?:the\s+)?(?:{'|'.join(names)})|(?:the|your|this)\s+(?:{premises_alt}))$",
+                "",
+                q,
+            ).strip()
+            or q
+        )
+        m = re.match(r"(?i)^how old (?:do|does|must|should|would) (?:i|we|you|guests|customers|one|children|kids) "
+                     r"(?:have to |need to )?be\b", q)  # fmt: skip
+        if m:
+            topic = self.topic("Minimum age", alias=False)
+            return _Q(topic, "Minimum age", "minimum age")
         day_m = re.search(rf"(?:\b(?:on|at|during)\s+)?(?:{_DAY_PHRASE})", q)
         if re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", q) and not re.search(
             r"(?i)\bopen (?:an?|the) \w+|\bclose to\b", q
@@ -1176,6 +1193,13 @@ class _Run:
                 return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
             return _Q(self.topic(np), clean_np(np), "kinds")
         m = re.match(
+            r"(?i)^(?:what|which)\s+(?P<np>[\w' -]+?)\s+(?:is|are)\s+(?P<pp>spoken|offered|served|available|accepted|"
+            r"included|provided|sold|allowed)$",
+            q,
+        )
+        if m:  # "What languages are spoken?"
+            return _Q(self.topic(m.group("np")), clean_np(m.group("np")), m.group("pp").lower())
+        m = re.match(
             r"(?i)^(?:do|does|will|must|should)\s+(?P<who>i|we|you|guests|customers|patients|clients|visitors|one)\s+"
             r"(?:need|have)\s+to\s+(?P<vp>.+)$",
             q,
@@ -1249,6 +1273,25 @@ class _Run:
                       declarative=f"{_possessive(biz)} {np} {be(np)}")  # fmt: skip
         if re.match(r"(?i)^where (?:are|is) (?:you|the \w+)(?: located| based)?$", q):
             return _Q(self.topic("Location", alias=False), "Location", "address")
+        m = re.match(
+            r"(?i)^(?P<wh>where|how|when)\s+(?:can|do|does|will|should|could|may|would)\s+"
+            r"(?:i|we|you|guests|customers|patients|clients|visitors|one)\s+(?P<vp>.+)$",
+            q,
+        )
+        if m:  # "Where can I pick up my ticket?": the ticket, and where to pick it up
+            verb, rest = _split_verb(m.group("vp"))
+            first = rest.split(" ", 1)
+            if first[0].lower() in _PARTICLES and not VERB_TOPICS.get(verb):
+                verb, rest = f"{verb} {first[0].lower()}", first[1] if len(first) > 1 else ""
+            obj = clean_np(rest)
+            if obj and not self.is_self(obj) and not _ADVERB_OBJECT.fullmatch(rest.strip()):
+                topic, phrase = self.topic(obj), obj
+            elif verb in {"get", "find", "reach"}:  # "How do I get there?"
+                topic = phrase = self.topic("Directions", alias=False)
+            else:
+                phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(verb.split()[0]))
+                topic = self.topic(phrase, alias=False)
+            return _Q(topic, phrase, f"{m.group('wh').lower()} to {verb.lower()}")
         phrase = _object_phrase(q)
         topic = self.topic(phrase) if phrase else self.about()
         return _Q(topic, clean_np(phrase) or topic, _statement_aspect(_drop_stopwords(q)))

@@ -515,7 +515,8 @@ def clean_np(phrase: str) -> str:
     while words and (
         words[0].lower() in DETERMINERS
         or words[0].lower() in PUFFERY
-        or words[0].lower() in {"free", "now", "also", "only", "just", "currently", "still", "late", "extra"}
+        or words[0].lower()
+        in {"free", "now", "also", "only", "just", "currently", "still", "late", "extra", "available"}
         or re.fullmatch(
             r"[$£€]?\d[\d.,]*%?|one|two|three|four|five|six|seven|eight|nine|ten|several|few",
             words[0].lower(),
@@ -963,6 +964,8 @@ def _split_verb(vp: str) -> tuple[str, str]:
 
 
 def _gerund(verb: str) -> str:
+    if re.fullmatch(r"[^aeiou][aeiou][bdgmnprt]", verb):  # "get" -> "getting", "run" -> "running"
+        return verb + verb[-1] + "ing"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
         return verb[:-1] + "ing"
     return verb + "ing"

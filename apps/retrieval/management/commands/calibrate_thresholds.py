@@ -64,12 +64,15 @@ class Command(BaseCommand):
             path = profile_write(
                 model_id(),
                 values,
-                calibrated_on=f"{', '.join(names)} on {timezone.localdate().isoformat()}",
+                calibrated_on=f"{', '.join(names)}, gold removed, on {timezone.localdate().isoformat()}",
                 details={
                     "auc": round(auc(answerable, unanswerable), 4),
                     "answerable": len(answerable),
                     "unanswerable": len(unanswerable),
                     "targets": TARGET_FLAG_RATES,
+                    "command": "python manage.py calibrate_thresholds "
+                    + " ".join(str(r) for r in opts["roots"])
+                    + " --write-profile",
                 },
             )
             self.stdout.write(self.style.SUCCESS(f"Wrote {path}"))

@@ -329,6 +329,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "keyword-on": {"keyword": "on"},
     "no-diversity": {"diversity": False},
     "keep-fillers": {"clean_fillers": False},
+    "text-blend": {"blend": "text"},  # the blended pass embeds the joined texts (session 2)
 }
 
 

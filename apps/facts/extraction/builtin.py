@@ -148,6 +148,17 @@ class _Det:
     temporal: bool = True  # the sentence's validity applies
 
 
+# Prices only: yes/no aspects ("availability", "allowed") are told apart by their questions' words when
+# the rules compare two owner answers (facts.services._same_question_subject).
+_QUALIFIABLE_ASPECTS = {"price"}
+
+
+def _plain_word(word: str) -> str:
+    """A word as topic names compare: lowercase, no hyphen, no plural s ("Wi-Fi" = "wifi")."""
+    plain = word.lower().replace("-", "")
+    return plain[:-1] if plain.endswith("s") and len(plain) > 3 else plain
+
+
 def _mentions_verb(verb: str, text: str) -> bool:
     """Whether a text uses a verb in any form ("change" in "changes", "park" in "parking")."""
     root = verb[:-1] if verb.endswith("e") and len(verb) > 3 else verb
@@ -630,6 +641,8 @@ class _Run:
         if not topic:
             return []
         aspect = FEE_ASPECTS.get(topic, "price")
+        if hint is not None and hint.topic == topic and hint.aspect.startswith(f"{aspect}: "):
+            aspect = hint.aspect  # the question's qualifier ("parking fee: bike")
         variant = re.search(r"(?i)\bfor\s+(.+)$", phrase)
         generic = r"(?i)(?:all\s+)?(?:customers|guests|clients|everyone|you|visitors|patrons)\b"
         if (
@@ -1076,7 +1089,21 @@ class _Run:
         )
 
     def question(self, question: str) -> _Q:
-        """What a question asks: its topic, aspect and the statements "yes" and "no" would make."""
+        """What a question asks: its topic, aspect and the statements "yes" and "no" would make.
+
+        When a price question's topic name drops words of what was asked ("bike parking" filed under
+        Parking), those words qualify the aspect ("parking fee: bike"), so that the bike parking fee
+        and the car parking fee are two subjects, and neither retires the other.
+        """
+        q = self._question(question)
+        if q.aspect in _QUALIFIABLE_ASPECTS or q.aspect.endswith(" fee"):
+            named = {_plain_word(w) for w in re.findall(r"[\w'-]+", f"{q.topic} {q.aspect}")}
+            extra = [w for w in re.findall(r"[\w'-]+", q.phrase) if _plain_word(w) not in named]
+            if extra and len(extra) <= 3 and topic_key(q.topic) != topic_key(q.phrase):
+                q.aspect = f"{q.aspect}: {' '.join(extra).lower()}"
+        return q
+
+    def _question(self, question: str) -> _Q:
         q = re.sub(
             r"(?i)^(?:hi|hello|hey|excuse me|quick question|just wondering|please)[,!.]?\s+", "", question
         )

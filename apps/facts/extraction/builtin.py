@@ -536,7 +536,7 @@ class _Run:
             return []
         hinted = hint is not None and hint.topic in {"Payment", "Insurance"}
         verb = re.search(
-            r"(?i)\b(?:accept(?:s|ed)?|take(?:s|n)?|pay(?:ments?)? (?:by|with|via|in)|paying (?:by|with)|"
+            r"(?i)\b(?:accept(?:s|ed|ing)?|tak(?:es?|en|ing)|pay(?:ments?)? (?:by|with|via|in)|paying (?:by|with)|"
             r"payment (?:is |can be made )?(?:by|with|via|in))\b",
             clause,
         )

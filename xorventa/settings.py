@@ -273,6 +273,8 @@ XORVENTA_TORCH_THREADS = env_int("XORVENTA_TORCH_THREADS", 0, minimum=0) or None
 # Visitor messages are embedded with the same weights exported to ONNX when possible (decision 0007).
 XORVENTA_EMBEDDING_QUERY_RUNTIME = env_str("XORVENTA_EMBEDDING_QUERY_RUNTIME", "auto")  # auto|onnx|torch
 XORVENTA_EMBEDDING_QUERY_THREADS = env_int("XORVENTA_EMBEDDING_QUERY_THREADS", 1, minimum=1)
+# HNSW candidate list per vector query (pgvector default 40; 0 keeps the server default).
+XORVENTA_HNSW_EF_SEARCH = env_int("XORVENTA_HNSW_EF_SEARCH", 100, minimum=0)
 XORVENTA_MAX_SOURCE_CHARS = env_int("XORVENTA_MAX_SOURCE_CHARS", 1_000_000, minimum=1000)
 XORVENTA_EMBEDDING_DIMENSIONS = env_int("XORVENTA_EMBEDDING_DIMENSIONS", 384, minimum=1)
 XORVENTA_RERANKER_MODEL = env_str("XORVENTA_RERANKER_MODEL") or None

@@ -363,7 +363,8 @@ def retrieve(
             blended = blend(repaired or asked, history, opts.history_turns, opts.history_chars)
             bvec = embedding.embed_query(blended)
         else:
-            blended = " | ".join([*history[-opts.history_turns :], repaired or asked])
+            recent = [turn_text(h, opts.history_chars) for h in history[-opts.history_turns :]]
+            blended = " + ".join([*recent, repaired or asked])  # what entered the blend, for the log
             bvec = blended_vector(
                 rvec if repaired else vector,
                 history,

@@ -1117,17 +1117,14 @@ class _Run:
         )
         q = re.sub(r"(?i)\b(?:you guys|you all|y'all|you folks)\b", "you", q)
         biz = self.biz
-        # "... at Carolina Bed and Breakfast?" / "... at your hotel?": where is always here.
-        names = {re.escape(biz), re.escape(biz.replace("&", "and")), re.escape(biz.replace(" and ", " & "))}
-        premises_alt = "|".join(sorted(PREMISES, key=len, reverse=True))
-        q = (
-            re.sub(
-                rf"(?i)\s+(?:at|in|for)\s+(?:(?:the\s+)?(?:{'|'.join(names)})|(?:the|your|this)\s+(?:{premises_alt}))$",
-                "",
-                q,
-            ).strip()
-            or q
-        )
+        # "... at Carolina Bed and Breakfast?" / "... at your hotel?" / "... at Tadu Ethiopian Kitchen?"
+        # (registered as "Tadu Ethiopian Kitchen - Tenderloin"): where is always here.
+        place = re.search(r"(?i)\s+(?:at|in|for)\s+(?P<place>(?:the|your|this)?\s*[^,;?]+)$", q)
+        if place and place.start() > 0 and self.is_self(place.group("place")):
+            q = q[: place.start()].strip()
+        m = re.match(r"(?i)^is it possible (?:for (?:me|us|guests|customers) )?to (?P<vp>.+)$", q)
+        if m:  # "Is it possible to get food to go?" asks what "Can I ...?" asks
+            return self.may_question(m.group("vp"))
         m = re.match(r"(?i)^how old (?:do|does|must|should|would) (?:i|we|you|guests|customers|one|children|kids) "
                      r"(?:have to |need to )?be\b", q)  # fmt: skip
         if m:
@@ -1246,6 +1243,17 @@ class _Run:
         )
         if m:
             return self.do_question(m.group("aux").lower(), m.group("vp"))
+        m = re.match(r"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?P<rest>.+)$", q)
+        if m:  # the business by the name customers use ("Does the Burma Love ...", "Does Tadu Ethiopian Kitchen ...")
+            words = m.group("rest").split()
+            for k in range(min(len(words) - 1, 8), 0, -1):
+                subject = " ".join(words[:k])
+                if (
+                    subject.lower() not in PRONOUNS
+                    and self.is_self(subject)
+                    and words[k].lower() not in PRONOUNS
+                ):
+                    return self.do_question(m.group("aux").lower(), " ".join(words[k:]))
         m = re.match(
             r"(?i)^(?:do|does|will|can)\s+(?:the|your|a|an)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?P<vp>[a-z]+\b.*)$",
             q,

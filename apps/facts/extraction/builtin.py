@@ -243,6 +243,20 @@ class _Run:
             return True
         return bool(self.biz_words) and set(_words(low)) <= self.biz_words | {"the"}
 
+    def names_business(self, phrase: str) -> bool:
+        """Whether a phrase, word for word, is the business or its premises ("the Burma Love", "your
+        hotel", "Tadu Ethiopian Kitchen" for "Tadu Ethiopian Kitchen - Tenderloin")."""
+        words = [w.lower().replace("'", "") for w in _words(phrase)]
+        if words and words[0] in {"the", "your", "this", "our"}:
+            words = words[1:]
+        if not words:
+            return False
+        if " ".join(words) in PREMISES:
+            return True
+        name = {w.replace("'", "") for w in self.biz_words}
+        # Every word is the name's or a premises word ("The Kitava restaurant"), and one is the name's.
+        return bool(set(words) & name) and set(words) <= name | PREMISES | {"the", "and", "&"}
+
     def about(self) -> str:
         heading = self.context.heading.split(">")[-1].strip() if self.context.heading else ""
         if heading and not re.search(
@@ -1236,23 +1250,15 @@ class _Run:
             vp = re.sub(r"(?i)\b(?:my|our)\b", "their", m.group("vp"))
             return _Q(self.topic(phrase), clean_np(phrase) or phrase, "required", f"{who} need to {vp}",
                       f"{who} do not need to {vp}", declarative=f"{who} need to {vp}")  # fmt: skip
-        premises = "|".join(sorted(PREMISES, key=len, reverse=True))
-        m = re.match(
-            rf"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?:you|they|{re.escape(biz)}|(?:the|your|this|our) (?:{premises}))\s+(?P<vp>.+)$",
-            q,
-        )
+        m = re.match(r"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?:you|they)\s+(?P<vp>.+)$", q)
         if m:
             return self.do_question(m.group("aux").lower(), m.group("vp"))
         m = re.match(r"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?P<rest>.+)$", q)
-        if m:  # the business by the name customers use ("Does the Burma Love ...", "Does Tadu Ethiopian Kitchen ...")
+        if m:  # the business or its premises, by the name customers use ("Does your hotel ...",
+            # "Does the Burma Love ...", "Does Tadu Ethiopian Kitchen ..." for "... - Tenderloin")
             words = m.group("rest").split()
-            for k in range(min(len(words) - 1, 8), 0, -1):
-                subject = " ".join(words[:k])
-                if (
-                    subject.lower() not in PRONOUNS
-                    and self.is_self(subject)
-                    and words[k].lower() not in PRONOUNS
-                ):
+            for k in range(len(words) - 1, 0, -1):
+                if self.names_business(" ".join(words[:k])) and words[k].lower() not in PRONOUNS:
                     return self.do_question(m.group("aux").lower(), " ".join(words[k:]))
         m = re.match(
             r"(?i)^(?:do|does|will|can)\s+(?:the|your|a|an)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?P<vp>[a-z]+\b.*)$",

@@ -1,7 +1,7 @@
 """A website served from memory on 127.0.0.1, for crawls that must not leave the machine.
 
 The security suite plants attacks in one and crawls it; the ingestion benchmark crawls a 200-page one.
-Both go through the real crawler and job, so the site is a real HTTP server, not a stub.
+Both go through the real crawler and job, over real HTTP on a local port.
 """
 
 from __future__ import annotations

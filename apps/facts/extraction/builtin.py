@@ -91,6 +91,7 @@ from .builtin_patterns import (
     clean_np,
     conjugate_3sg,
     display_np,
+    join_compound_nouns,
     plural,
     polarity,
     resolve,
@@ -151,6 +152,12 @@ class _Det:
 # Prices only: yes/no aspects ("availability", "allowed") are told apart by their questions' words when
 # the rules compare two owner answers (facts.services._same_question_subject).
 _QUALIFIABLE_ASPECTS = {"price"}
+# What a business does: "Does it <verb> ..." with one of these is a question about the business ("Does
+# it take reservations?"), unlike "Does it cost extra?" or "Does it take long?".
+_BUSINESS_VERBS = (
+    r"serve|serves|offer|offers|have|has|sell|sells|accept|accepts|take (?!long\b|time\b|a while\b|ages\b)|"
+    r"provide|provides|deliver|delivers|allow|allows|cater|caters|host|hosts|rent|rents|open|opens|close|closes"
+)
 
 
 def _plain_word(word: str) -> str:
@@ -269,7 +276,7 @@ class _Run:
 
     def sentence(self, text: str, hint: _Q | None = None, *, keep_general: bool = True) -> list[Candidate]:
         """Candidates of one sentence; ``hint`` is the question it answers (for "it", elided subjects)."""
-        text = normalise(text)
+        text = join_compound_nouns(normalise(text))
         self.last = None
         qa = re.match(r"^(.{3,}?\?)\s+(.+)$", text)
         if qa and hint is None:
@@ -1122,6 +1129,7 @@ class _Run:
             r"(?i)^(?:hi|hello|hey|excuse me|quick question|just wondering|please)[,!.]?\s+", "", question
         )
         q = q.strip().rstrip("?").strip()
+        q = re.sub(r"(?i)[,\s]+please$", "", q)
         # Wrappers around the question itself ("can you tell me what ...", "do you guys have ...").
         q = re.sub(
             r"(?i)^(?:(?:can|could|would) you (?:please )?(?:tell|let) me(?: know)?|i(?:'d| would) like to know|"
@@ -1130,6 +1138,7 @@ class _Run:
             q,
         )
         q = re.sub(r"(?i)\b(?:you guys|you all|y'all|you folks)\b", "you", q)
+        q = join_compound_nouns(q)
         biz = self.biz
         # "... at Carolina Bed and Breakfast?" / "... at your hotel?" / "... at Tadu Ethiopian Kitchen?"
         # (registered as "Tadu Ethiopian Kitchen - Tenderloin"): where is always here.
@@ -1156,6 +1165,31 @@ class _Run:
                 f"{biz} is closed {on}".strip(), "open", "closed", f"{biz} is open {on}".strip(), "",
                 days or "", on,
             )  # fmt: skip
+        m = re.match(  # "When is check-out?", "What is the check-in time?": the time of something
+            r"(?i)^(?:when (?:is|are)\s+(?:the\s+|your\s+)?(?P<np1>.+?)(?:\s+times?)?|(?:what|when)(?:'s| is| are)\s+"
+            r"(?:(?:the|your)\s+)?(?P<np2>.+?)\s+times?)(?:\s+(?:served|offered|available|open|opened))?"
+            r"(?:\s+(?:every ?day|each (?:day|morning|night|evening)|daily|usually|normally))?$",
+            q,
+        )
+        if m and clean_np(m.group("np1") or m.group("np2")):
+            np = m.group("np1") or m.group("np2")
+            return _Q(self.topic(np), clean_np(np), "hours", declarative=f"{capitalise(np)} {be(np)}")
+        m = re.match(  # "What is the noise level like there?": the noise level
+            r"(?i)^(?:what|how)(?:'s| is| are)\s+(?:(?:the|your|their)\s+)?(?P<np>.+?)"
+            r"(?:\s+(?:usually|normally|generally|typically))?\s+like(?:\s+(?:there|here))?$",
+            q,
+        )
+        if m and clean_np(m.group("np")):
+            np = m.group("np")
+            return _Q(self.topic(np), clean_np(np), clean_np(np).lower(),
+                      declarative=f"{_possessive(biz)} {clean_np(np).lower()} {be(np)}")  # fmt: skip
+        m = re.match(  # "What is served for breakfast?": breakfast, what is served
+            r"(?i)^what (?:is|are)\s+(?P<pp>served|offered|included|provided|available|sold)\s+(?:for|at|with|in)\s+"
+            r"(?P<np>.+)$",
+            q,
+        )
+        if m and clean_np(m.group("np")):
+            return _Q(self.topic(m.group("np")), clean_np(m.group("np")), m.group("pp").lower())
         m = re.match(
             r"(?i)^what time (?:is|does|do)\s+(?P<np>.+?)(?:\s+(?P<v>start|open|begin|end|finish|close))?$", q
         )
@@ -1251,6 +1285,10 @@ class _Run:
             return _Q(self.topic(phrase), clean_np(phrase) or phrase, "required", f"{who} need to {vp}",
                       f"{who} do not need to {vp}", declarative=f"{who} need to {vp}")  # fmt: skip
         m = re.match(r"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?:you|they)\s+(?P<vp>.+)$", q)
+        if m:
+            return self.do_question(m.group("aux").lower(), m.group("vp"))
+        m = re.match(rf"(?i)^(?P<aux>does|can|will|could|would)\s+it\s+(?P<vp>(?:{_BUSINESS_VERBS})\b.+)$", q)
+        # "Does it serve alcohol?": in a business's FAQ, "it" doing what a business does is the business.
         if m:
             return self.do_question(m.group("aux").lower(), m.group("vp"))
         m = re.match(r"(?i)^(?P<aux>do|does|can|will|could|would)\s+(?P<rest>.+)$", q)

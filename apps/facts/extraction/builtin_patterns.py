@@ -963,6 +963,32 @@ def _split_verb(vp: str) -> tuple[str, str]:
     return verb, " ".join(words[1:])
 
 
+# Phrasal verbs used as nouns ("the check in time", "what time is check out", "a drop off area"): joined
+# with a hyphen, so that the particle is not read as a preposition and the topic is "Check-in", not
+# "Check". Only where a verb cannot stand: after a determiner, "is"/"for"/"early"..., or before a head
+# noun ("check in time"); "Can I check in early?" keeps its verb.
+_COMPOUND_VERBS = r"check|pick|drop|walk|sign|log|take|carry|roll"
+_COMPOUND_NOUN = re.compile(
+    rf"(?i)\b(?P<pre>(?:the|your|their|its|a|an|any|no|is|are|for|about|early|late|express|online)\s+)"
+    rf"(?P<v>{_COMPOUND_VERBS})\s+(?P<p>in|out|up|off|away|over)\b"
+    rf"(?!\s+(?:the|my|our|your|a|an|it|them|me|us)\b)"
+    rf"|\b(?P<v2>{_COMPOUND_VERBS})\s+(?P<p2>in|out|up|off|away)\s+(?=(?:times?|polic(?:y|ies)|age|dates?|"
+    rf"hours|desk|process|fees?|charges?|service|options?|orders?|menu|locations?|points?|areas?|window|"
+    rf"deadline|counter|procedure|requirements?|instructions|is|are|starts|begins|ends|opens|closes|runs)\b)"
+)
+
+
+def join_compound_nouns(text: str) -> str:
+    """ "What is the check in time?" -> "What is the check-in time?"."""
+
+    def joined(m: re.Match[str]) -> str:
+        if m.group("v"):
+            return f"{m.group('pre')}{m.group('v')}-{m.group('p')}"
+        return f"{m.group('v2')}-{m.group('p2')} "
+
+    return _COMPOUND_NOUN.sub(joined, text)
+
+
 def _gerund(verb: str) -> str:
     if re.fullmatch(r"[^aeiou][aeiou][bdgmnprt]", verb):  # "get" -> "getting", "run" -> "running"
         return verb + verb[-1] + "ing"

@@ -9,10 +9,13 @@ model change builds a whole new generation beside the old one and switches to it
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -27,8 +30,56 @@ PIECE_SIZE = 900
 PIECE_OVERLAP = 150
 
 
+REINDEX_HINT = (
+    "re-embed it: python manage.py reindex --business {slug} (or `reindex` for every stale business)"
+)
+
+
+def question_weight() -> float:
+    """How far an owner answer's pieces are moved towards the question they answer.
+
+    Visitors ask questions, and an owner's answer is stored with the question it answered. A piece
+    answering one question is embedded as normalise(v(title + question + answer) + w x v(question)):
+    FAQ retrieval scores a message against both the stored question and the answer (query-question and
+    query-answer similarity, combined), and this folds the two into the one vector HNSW searches.
+    Pieces from pages and documents (no question) are embedded as they are. docs/retrieval.md has the
+    measurements behind the default; a change needs `reindex --all`, which the index state enforces.
+    """
+    return float(getattr(settings, "XORVENTA_QUESTION_KEY_WEIGHT", 0.0))
+
+
 class IndexStaleError(RuntimeError):
     """The stored vectors were made by another model (or revision) than the one loaded now."""
+
+
+def stale_reason(state: IndexState) -> str:
+    """Why the index cannot serve queries with the configured model ("" when it can). Cheap: compares
+    identifiers only; the golden vector is compared by ``index_check`` (start-up, ``reindex``)."""
+    if state.status == "stale":
+        return state.stale_reason or "the index is marked stale"
+    configured = embedding.model_id()
+    if state.model_id != configured:
+        return f"the index was built with {state.model_id}, but {configured} is configured"
+    if abs(state.question_weight - question_weight()) > 1e-9:
+        return (
+            f"its pieces were embedded with question weight {state.question_weight:g}, "
+            f"but XORVENTA_QUESTION_KEY_WEIGHT is {question_weight():g}"
+        )
+    return ""
+
+
+def index_usable() -> IndexState:
+    """The index state, or IndexStaleError saying what to do: vectors from another model's space would
+    rank pieces by noise, so a stale index answers nothing rather than something wrong."""
+    state = index_state()
+    reason = stale_reason(state)
+    if reason:
+        tenant = getattr(connection, "tenant", None)
+        slug = getattr(tenant, "slug", None) or connection.schema_name.replace("_", "-")
+        raise IndexStaleError(
+            f"The search index of {slug} is stale ({reason}): " + REINDEX_HINT.format(slug=slug)
+        )
+    return state
 
 
 @dataclass(frozen=True)
@@ -41,6 +92,7 @@ class PieceDraft:
     text: str
     fact_ids: tuple[int, ...]
     expires_on: date | None
+    question: str = ""
 
 
 def _fact_line(fact: Fact) -> str:
@@ -110,8 +162,8 @@ def topic_drafts(topic: Topic) -> list[PieceDraft]:
                 )
             else:
                 section.append((fact, line))
-        packed_pieces = [piece for lines in sections.values() for piece in _pack(lines)]
-        for position, packed in enumerate(packed_pieces):
+        packed_pieces = [(question, piece) for question, lines in sections.items() for piece in _pack(lines)]
+        for position, (question, packed) in enumerate(packed_pieces):
             piece_facts = [f for f, _ in packed]
             ends = [f.valid_to for f in piece_facts]
             drafts.append(
@@ -126,6 +178,7 @@ def topic_drafts(topic: Topic) -> list[PieceDraft]:
                     expires_on=None
                     if any(e is None for e in ends)
                     else max(e for e in ends if e is not None),
+                    question=question,
                 )
             )
     return drafts
@@ -139,6 +192,14 @@ def _store(drafts: list[PieceDraft], generation: int) -> int:
     if not drafts:
         return 0
     vectors = embedding.embed_passages([embedding_text(d.title, d.text) for d in drafts])
+    weight = question_weight()
+    keyed = [(i, d.question) for i, d in enumerate(drafts) if d.question]
+    if weight and keyed:
+        # The piece's vector moves towards the question it answers (see question_weight).
+        keys = embedding.embed_passages([question for _, question in keyed])
+        for (i, _), key in zip(keyed, keys, strict=True):
+            combined = vectors[i] + weight * key
+            vectors[i] = combined / np.linalg.norm(combined)
     pieces = Piece.objects.bulk_create(
         [
             Piece(
@@ -171,7 +232,10 @@ def index_state() -> IndexState:
     if state is None:
         embedder = embedding.get_embedder()
         state = IndexState.objects.create(
-            model_id=embedder.model_id(), golden=embedder.golden_vector(), built_at=timezone.now()
+            model_id=embedder.model_id(),
+            golden=embedder.golden_vector(),
+            built_at=timezone.now(),
+            question_weight=question_weight(),
         )
     return state
 
@@ -201,6 +265,10 @@ def index_topics(topic_ids: Iterable[int]) -> int:
     if not ids:
         return 0
     state = index_state()
+    reason = stale_reason(state)
+    if reason:  # new vectors would mix two spaces in one generation; the rebuild indexes every topic
+        logger.warning("not re-indexing %d topics in %s: %s", len(ids), connection.schema_name, reason)
+        return 0
     Piece.objects.filter(generation=state.generation, topic_id__in=ids).delete()
     drafts = [d for topic in Topic.objects.filter(pk__in=ids) for d in topic_drafts(topic)]
     return _store(drafts, state.generation)
@@ -222,9 +290,36 @@ def index_rebuild() -> IndexState:
         old = state.generation
         state.generation = new_generation
         state.model_id = embedder.model_id()
+        state.question_weight = question_weight()
         state.golden = embedder.golden_vector()
         state.status, state.stale_reason = "ready", ""
         state.built_at = timezone.now()
         state.save()
         Piece.objects.filter(generation=old).delete()
     return state
+
+
+@dataclass(frozen=True)
+class ReindexOutcome:
+    schema_name: str
+    was: str  # "ready" | "stale"
+    reason: str
+    rebuilt: bool
+    pieces: int
+    seconds: float
+
+
+def index_reconcile(*, rebuild: str = "stale") -> ReindexOutcome:
+    """Check the current business's index against the loaded model (identifiers and golden vector) and
+    rebuild it when ``rebuild`` is "stale" and it is stale, or always when "all"; "none" only checks."""
+    started = time.perf_counter()
+    state = index_check()
+    reason = stale_reason(state)
+    was = "stale" if reason else "ready"
+    rebuilt = rebuild == "all" or (rebuild == "stale" and bool(reason))
+    if rebuilt:
+        state = index_rebuild()
+    pieces = Piece.objects.filter(generation=state.generation).count()
+    return ReindexOutcome(
+        connection.schema_name, was, reason, rebuilt, pieces, round(time.perf_counter() - started, 2)
+    )

@@ -25,6 +25,8 @@ class IndexState(models.Model):
     stale_reason = models.CharField(max_length=500, blank=True)
     built_at = models.DateTimeField()
     thresholds = models.JSONField(default=dict, blank=True, help_text="This business's calibrated thresholds")
+    # Part of the vector space's identity: the pieces' vectors depend on it (index.question_weight).
+    question_weight = models.FloatField(default=0.0)
 
     def __str__(self) -> str:
         return f"{self.model_id} gen {self.generation} ({self.status})"

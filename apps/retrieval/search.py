@@ -32,7 +32,7 @@ from pgvector.django import CosineDistance
 from apps.facts.lexical import coverage
 from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, RenderedTopic, knowledge_render
 from apps.retrieval import embedding
-from apps.retrieval.index import index_state
+from apps.retrieval.index import index_state, index_usable
 from apps.retrieval.kinds import kind_of_fact
 from apps.retrieval.models import Audience, IndexState, Piece
 from apps.retrieval.repair import Vocabulary
@@ -301,7 +301,7 @@ def retrieve(
         timings[name] = round((now - clock) * 1000, 2)
         clock = now
 
-    state = index_state()
+    state = index_usable()
     profile = business_profile(state)
     generation = state.generation
     pool = opts.k * opts.pool_factor

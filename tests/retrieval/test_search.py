@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from datetime import date
 
 import pytest
@@ -181,3 +182,75 @@ def test_model_change_rebuilds_atomically_and_golden_vector_guards_drift(kb):
     assert Piece.objects.count() == count
     assert set(Piece.objects.values_list("generation", flat=True)) == {rebuilt.generation}
     assert index_check().status == "ready"
+
+
+def test_a_stale_index_answers_nothing_and_says_how_to_re_embed(kb):
+    """After a model change the stored vectors are in another space: searching them would rank by
+    noise. Retrieval refuses with the command to run, an edit made meanwhile is not indexed into the
+    old space, and `reindex` re-embeds the business and serves again (with the edit)."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from apps.retrieval.index import IndexStaleError
+
+    state = index_state()
+    state.model_id = "someone/another-model@rev sha256:0000"
+    state.save()
+    with pytest.raises(IndexStaleError, match=r"manage\.py reindex --business"):
+        retrieve("How much is a sourdough loaf?", on=TODAY)
+    owner_fact_add(topic="Bagels", statement="Sesame bagels are $2 each.", aspect="price")
+    assert not Piece.objects.filter(title="Bagels").exists()
+
+    out = io.StringIO()
+    schema = connection.schema_name
+    call_command("reindex", "--check", stdout=out)
+    assert "stale (the index was built with someone/another-model" in out.getvalue()
+    assert "1 stale, 0 re-embedded" in out.getvalue()
+    connection.set_schema(schema)
+    with pytest.raises(IndexStaleError):  # --check changes nothing
+        retrieve("How much is a sourdough loaf?", on=TODAY)
+
+    out = io.StringIO()
+    call_command("reindex", stdout=out)
+    assert "re-embedded" in out.getvalue() and "1 re-embedded" in out.getvalue()
+    connection.set_schema(schema)
+    assert "Bagels" in topics(retrieve("how much are bagels?", on=TODAY))
+    out = io.StringIO()
+    call_command("reindex", stdout=out)  # nothing left to do
+    assert "0 stale, 0 re-embedded" in out.getvalue()
+
+
+def test_reindex_names_unknown_businesses(business):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="No business nosuch"):
+        call_command("reindex", "--business", "nosuch")
+
+
+def test_question_weight_is_part_of_the_index_space(business, settings):
+    """An owner answer's pieces move towards the question they answer by the configured weight; a
+    change of weight makes the index stale until it is re-embedded (the vectors depend on it)."""
+    import numpy as np
+
+    from apps.facts.services import owner_answer_record
+    from apps.retrieval import embedding
+    from apps.retrieval.index import IndexStaleError, embedding_text, index_reconcile
+
+    owner_answer_record(question="Do you take walk-ins?", answer="Yes, walk-ins are welcome before noon.")
+    piece = Piece.objects.get()
+    plain = embedding.embed_passages([embedding_text(piece.title, piece.text)])[0]
+    key = embedding.embed_passages(["Do you take walk-ins?"])[0]
+    stored = np.asarray(piece.embedding)
+    weight = settings.XORVENTA_QUESTION_KEY_WEIGHT
+    expected = (plain + weight * key) / np.linalg.norm(plain + weight * key)
+    assert float(stored @ expected) > 0.9999
+
+    settings.XORVENTA_QUESTION_KEY_WEIGHT = weight + 0.25
+    with pytest.raises(IndexStaleError, match="question weight"):
+        retrieve("can I just walk in?", on=TODAY)
+    assert index_reconcile().rebuilt
+    moved = np.asarray(Piece.objects.get().embedding)
+    expected = (plain + (weight + 0.25) * key) / np.linalg.norm(plain + (weight + 0.25) * key)
+    assert float(moved @ expected) > 0.9999
+    assert retrieve("can I just walk in?", on=TODAY).hits

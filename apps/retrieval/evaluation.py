@@ -330,6 +330,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "no-diversity": {"diversity": False},
     "keep-fillers": {"clean_fillers": False},
     "text-blend": {"blend": "text"},  # the blended pass embeds the joined texts (session 2)
+    "discount-subjectless": {"subjectless_follow_ups": False},  # session 3's rule for every message
 }
 
 

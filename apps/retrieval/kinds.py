@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["KINDS", "kind_of_fact", "kinds_of_fact"]
+__all__ = ["KINDS", "kind_of_fact", "kinds_of_fact", "without_kind_words"]
 
 _DAYS = [
     "monday",
@@ -383,3 +383,16 @@ def kind_of_fact(message: str) -> str | None:
         if pattern.search(text):
             return kind
     return None
+
+
+# Kinds that say what is asked about a subject, never the subject itself ("parking" or "delivery" can
+# be the whole subject of a question; "how much" or "open" cannot).
+ASKED_KINDS = ("notice", "prices", "opening hours")
+
+
+def without_kind_words(message: str, kinds: tuple[str, ...] = ASKED_KINDS) -> str:
+    """The message without the trigger words of these kinds ("how much is it?" -> " is it?")."""
+    text = _normalise(message)
+    for kind in kinds:
+        text = _PATTERNS[kind].sub(" ", text)
+    return text

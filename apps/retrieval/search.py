@@ -29,11 +29,11 @@ from django.db import connection
 from django.db.models import Q
 from pgvector.django import CosineDistance
 
-from apps.facts.lexical import coverage
+from apps.facts.lexical import content_words, coverage, stem
 from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, RenderedTopic, knowledge_render
 from apps.retrieval import embedding
 from apps.retrieval.index import index_state, index_usable
-from apps.retrieval.kinds import kind_of_fact
+from apps.retrieval.kinds import kind_of_fact, without_kind_words
 from apps.retrieval.models import Audience, IndexState, Piece
 from apps.retrieval.repair import Vocabulary
 from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
@@ -79,6 +79,9 @@ class RetrievalOptions:
     diversity: bool = True
     rerank: bool = False
     clean_fillers: bool = True  # embed the message without hesitations and leading pleasantries
+    # A message that names no subject ("how much would that run me?") with a conversation behind it is
+    # about the conversation's subject: its blended pass competes undiscounted (names_no_subject).
+    subjectless_follow_ups: bool = True
 
     def label(self) -> str:
         return ",".join(f"{k}={v}" for k, v in asdict(self).items())
@@ -195,6 +198,26 @@ def without_fillers(message: str) -> str:
     """The message without hesitations and opening pleasantries (unchanged if nothing would be left)."""
     cleaned = _OPENER.sub("", _HESITATION.sub("", message).strip()).strip()
     return cleaned if len(cleaned) >= 3 else message
+
+
+# Words that refer back to something said before, light verbs and vague words: a message made only of
+# these, stop words and the kind of fact asked for names no subject of its own ("how much would that
+# run me?", "is it free?", "what's the price for him?", "when does it start?").
+_NAMES_NOTHING = frozenset(
+    stem(w)
+    for w in "he him his she her hers they them both either neither one ones that those it "
+    "anything something everything thing things stuff "
+    "be go going come coming run add cost pay charge take make work happen start end finish last "
+    "then together extra again also still back total overall altogether usually normally "
+    "free available included allowed possible fine long time times soon early late".split()
+)
+
+
+def names_no_subject(message: str) -> bool:
+    """True when the message asks something without naming what about: it can only be about the
+    conversation's subject. Such a message's own best match is some price or hours piece of another
+    subject, so the blended pass competes with it undiscounted."""
+    return not (content_words(without_kind_words(message)) - _NAMES_NOTHING)
 
 
 def has_identifier(message: str) -> bool:
@@ -402,7 +425,8 @@ def retrieve(
 
     # 6. Combine: reserved places first, then the best of the rest, at most N per topic.
     new_question = top_similarity >= profile["new_question"] or not history
-    discount = max(opts.contextual_discount, opts.contextual_slope * top_similarity)
+    subjectless = bool(history) and opts.subjectless_follow_ups and names_no_subject(asked)
+    discount = 0.0 if subjectless else max(opts.contextual_discount, opts.contextual_slope * top_similarity)
     ranked = sorted(hits.values(), key=lambda h: h.rank_score(discount), reverse=True)[:pool]
     rerank_note = ""
     if opts.rerank:  # drafts: re-order a pool of twice the final count with a cross-encoder (fails open)

@@ -99,3 +99,30 @@ def test_the_text_blend_is_still_available(kb):  # noqa: F811
     assert topics(result)[0] == "Delivery"
     contextual = [v for v in result.log["variants"] if v["leg"] == "contextual"]
     assert contextual and contextual[0]["query"].startswith("Do you deliver?")
+
+
+SUBJECTLESS = [
+    (["Do you make wedding cakes?", "Yes, we make custom wedding cakes."], "how much would that run me?"),
+    (["Do you make wedding cakes?", "We do, in any flavour you like."], "what's that going to cost me?"),
+    (["Do you deliver?", "Yes, within 10 miles of the shop."], "how much will that add?"),
+]
+
+
+@pytest.mark.parametrize(("history", "message"), SUBJECTLESS)
+def test_a_price_follow_up_that_names_nothing_is_about_the_conversation(kb, history, message):  # noqa: F811
+    """Its own best match is some price of another subject: "how much would that run me?" names no
+    subject, so the conversation's subject competes undiscounted."""
+    expected = "Wedding cakes" if "cake" in history[0] else "Delivery"
+    result = retrieve(message, on=TODAY, history=history)
+    assert topics(result)[0] == expected, result.log["kept"]
+
+
+def test_which_messages_name_no_subject():
+    from apps.retrieval.search import names_no_subject
+
+    for message in ["is it free?", "how much would that run me?", "what's the price for him?", "when does it start?",
+                    "and how much are they?", "how long does it take?"]:  # fmt: skip
+        assert names_no_subject(message), message
+    for message in ["Do you have parking?", "how much is a haircut?", "do you deliver?", "can I bring my dog?",
+                    "is the wifi free?", "what about gluten-free bread?"]:  # fmt: skip
+        assert not names_no_subject(message), message

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from apps.facts.lexical import content_words, stem
+
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
 from .builtin_dates import Validity, find_validity, mask, parse_days, parse_hours
 from .builtin_patterns import (
@@ -35,6 +37,7 @@ from .builtin_patterns import (
     _LEAD,
     _PARTICLES,
     _PASSIVE,
+    _PERIOD,
     _PERSON,
     _PRED_WORDS,
     _PREDICATE,
@@ -92,6 +95,7 @@ from .builtin_patterns import (
     conjugate_3sg,
     display_np,
     join_compound_nouns,
+    period_of,
     plural,
     polarity,
     resolve,
@@ -164,6 +168,15 @@ def _plain_word(word: str) -> str:
     """A word as topic names compare: lowercase, no hyphen, no plural s ("Wi-Fi" = "wifi")."""
     plain = word.lower().replace("-", "")
     return plain[:-1] if plain.endswith("s") and len(plain) > 3 else plain
+
+
+def _period_phrase(text: str) -> str:
+    """The period as the text says it, with its preposition: "on Christmas Day", "in winter"."""
+    m = _PERIOD.search(text)
+    if not m:
+        return ""
+    before = re.search(r"(?i)\b(?:on|in|during|over|for|at)\s+(?:the\s+)?$", text[: m.start()])
+    return text[before.start() if before else m.start() : m.end()]
 
 
 def _mentions_verb(verb: str, text: str) -> bool:
@@ -358,6 +371,12 @@ class _Run:
                 continue
             if re.fullmatch(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d", phone):
                 continue  # a span of years
+            other = re.search(
+                r"\b(?:call|contact|ring|phone|text)\s+(?:the\s+)?(?P<name>(?:[A-Z][\w'&.-]*\s+){1,8}?)(?:at|on)\s*:?\s*$",
+                text[: m.start()],
+            )
+            if other and not self.names_business(other.group("name").strip()):
+                continue  # "call the Northside Animal Hospital at ...": someone else's number
             kind = "WhatsApp" if re.search(r"(?i)whatsapp", text) else "phone"
             what = "WhatsApp number" if kind == "WhatsApp" else "phone number"
             aspect = "whatsapp" if kind == "WhatsApp" else "phone"
@@ -404,6 +423,12 @@ class _Run:
             if not specs:
                 return []
         topic = self.hours_topic(masked, hint)
+        framed = re.match(r"(?i)\W*(?:(?:from|between|in|during|over|on|at|for)\s+(?:the\s+)?)?", masked)
+        period = period_of(masked[framed.end() :][:40]) if framed else None
+        if period and not validity.spans and _PERIOD.match(masked[framed.end() :]):
+            # "In winter we close at 5pm on weekdays.": the hours of a period, one fact (see _PERIOD).
+            statement = resolve(text, self.biz, hint.phrase if hint else None)
+            return [Candidate(topic=topic, aspect=f"hours {period}", value=None, statement=statement)]
         out: list[Candidate] = []
         for spec in specs:
             if spec.value is None:
@@ -1007,6 +1032,22 @@ class _Run:
         """An answer to a question: its details, plus the yes/no the question asked, never nothing."""
         q = self.question(question)
         pol, rest = polarity(text)
+        period = period_of(question) if q.aspect.startswith("hours") else None
+        if period and (rest or pol) and not find_validity(rest, self.context.learned_on).spans:
+            # Hours for a period no calendar can place ("Do your hours change in winter?", "Are you
+            # open on Christmas Day?"): one fact about that period, so that its days never replace the
+            # regular days' hours.
+            q.aspect = f"hours {period}"
+            if pol is not None and q.affirm:
+                base = q.affirm if pol == "yes" else q.deny
+                phrase = _period_phrase(question)
+                if phrase.lower() not in base.lower():
+                    base = f"{base} {phrase}"
+                said = content_words(rest) - {stem(w) for w in ("open", "opened", "close", "closed", "shut")}
+                statement = self.fold(base, rest, q) if said else sentence_end(base)
+            else:
+                statement = resolve(rest, self.biz, q.phrase)
+            return [Candidate(topic=q.topic, aspect=q.aspect, value=None, statement=statement)]
         found: list[Candidate] = []
         uncovered = False
         for sentence in split_sentences(rest) if rest else []:

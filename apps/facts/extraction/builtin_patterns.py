@@ -963,6 +963,37 @@ def _split_verb(vp: str) -> tuple[str, str]:
     return verb, " ".join(words[1:])
 
 
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+)
+# A named or seasonal period that qualifies opening hours without dates a calendar can place ("from
+# November through February", "in winter", "on Valentine's Day", "holiday hours"). Hours given for such
+# a period are kept as one fact about that period: split into per-day hours, "closed on Sundays" (in
+# winter) would replace the regular Sunday hours.
+_PERIOD = re.compile(
+    rf"(?i)\b(?:(?:from|between)\s+(?:early\s+|late\s+|mid-?)?(?P<m1>{_MONTH})\s+(?:through|to|until|till|and|-)\s+"
+    rf"(?:early\s+|late\s+|mid-?)?(?P<m2>{_MONTH})|(?P<season>winter|summer|spring|autumn|fall|off-?season|high season|"
+    r"peak season|school holidays?|holiday season|festive season)|(?P<named>christmas(?: eve| day)?|easter|"
+    r"thanksgiving|new year'?s(?: eve| day)?|valentine'?s(?: day)?|mother'?s day|father'?s day|boxing day|"
+    r"halloween|black friday|ramadan|eid|diwali|hanukkah|labou?r day|memorial day|independence day)|"
+    r"(?P<holidays>(?:bank |public |federal |national )?holidays?))\b"
+)
+
+
+def period_of(text: str) -> str | None:
+    """The period a text's hours are for ("november-february", "winter", "valentine's day",
+    "holidays"), or None."""
+    m = _PERIOD.search(text)
+    if not m:
+        return None
+    if m.group("m1"):
+        return f"{m.group('m1').lower()[:3]}-{m.group('m2').lower()[:3]}"
+    if m.group("holidays"):
+        return "holidays"
+    return (m.group("season") or m.group("named")).lower().replace("\u2019", "'")
+
+
 # Phrasal verbs used as nouns ("the check in time", "what time is check out", "a drop off area"): joined
 # with a hyphen, so that the particle is not read as a preposition and the topic is "Check-in", not
 # "Check". Only where a verb cannot stand: after a determiner, "is"/"for"/"early"..., or before a head

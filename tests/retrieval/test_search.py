@@ -254,3 +254,20 @@ def test_question_weight_is_part_of_the_index_space(business, settings):
     expected = (plain + (weight + 0.25) * key) / np.linalg.norm(plain + (weight + 0.25) * key)
     assert float(moved @ expected) > 0.9999
     assert retrieve("can I just walk in?", on=TODAY).hits
+
+
+def test_the_start_up_task_re_embeds_stale_indexes(kb):
+    from django.db import connection
+
+    from apps.retrieval.tasks import index_reconcile_all
+
+    schema = connection.schema_name
+    assert index_reconcile_all() == "0 stale search indexes re-embedded"
+    connection.set_schema(schema)
+    state = index_state()
+    state.golden = [0.0] * 383 + [1.0]  # the model no longer reproduces it
+    state.save()
+    assert index_reconcile_all() == "1 stale search indexes re-embedded: sunny"
+    connection.set_schema(schema)
+    assert index_state().status == "ready"
+    assert "Sourdough" in topics(retrieve("How much is a sourdough loaf?", on=TODAY))

@@ -52,8 +52,9 @@ class Command(BaseCommand):
             from django_q.tasks import async_task
 
             # The worker loads the embedding model anyway: it checks every business's index against
-            # the model (golden vector) without delaying the start (apps/retrieval/tasks.py).
-            async_task("apps.retrieval.tasks.index_check_all", task_name="index-check-at-start")
+            # the model (golden vector) and re-embeds stale ones without delaying the start
+            # (apps/retrieval/tasks.py).
+            async_task("apps.retrieval.tasks.index_reconcile_all", task_name="index-check-at-start")
         base = f"http://{settings.BASE_DOMAIN}:{opts['port']}"
         self.stdout.write(
             self.style.SUCCESS(f"\nXorventa is running (ready in {time.perf_counter() - started:.1f} s):")

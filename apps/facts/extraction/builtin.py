@@ -1240,6 +1240,7 @@ class _Run:
             return _Q(self.topic(np), clean_np(np), "hours", declarative=capitalise(np) + verb)
         m = re.match(
             r"(?i)^(?:how much|what)\s+(?:is|are|does|do|for|will)\s+(?:it\s+cost\s+(?:for|to)\s+|"
+            r"(?:you|they)\s+charge\s+(?:for|to)\s+|"
             r"(?:the\s+)?(?:price|cost|fee|charge)s?\s+(?:of|for)\s+)?(?P<np>.+?)(?:\s+cost)?$",
             q,
         )
@@ -1261,7 +1262,16 @@ class _Run:
             if re.search(r"(?i)\bcancel", q):
                 return _Q(self.topic("Cancellations", alias=False), "Cancellations", "cancellation notice")
             np = re.search(r"(?i)\bfor (?P<np>.+)$", m.group("r"))
-            phrase = clean_np(np.group("np")) if np else "Orders"
+            act = re.search(
+                r"(?i)\b(?:to|should (?:i|we)|do (?:i|we)|must (?:i|we))\s+(?P<v>[a-z]+)\b(?!.*\bto\s+[a-z]+)",
+                m.group("r"),
+            )
+            if np:
+                phrase = clean_np(np.group("np"))
+            elif act and act.group("v").lower() not in {"need", "have", "give", "be", "do"}:
+                phrase = capitalise(_gerund(act.group("v").lower()))  # "How early should I arrive?": Arriving
+            else:
+                phrase = "Orders"
             return _Q(self.topic(phrase), phrase, "lead time", value_kind="duration")
         m = re.match(r"(?i)^how far (?:do|will|can|would) (?:you|they) (?P<v>\w+)", q)
         if m:
@@ -1384,6 +1394,38 @@ class _Run:
             kind = "Insurance" if INSURANCE_RE.search(m.group("np")) else "Payment"
             topic = self.topic(kind, alias=False)
             return _Q(topic, kind, "insurance accepted" if kind == "Insurance" else "payment methods")
+        m = re.match(
+            r"(?i)^what (?:should|do|must|can|shall) (?:i|we) bring(?:\s+(?:to|for|with)\s+(?P<np>.+))?$", q
+        )
+        if m:  # "What should I bring to my first appointment?": the appointment, what to bring
+            np = clean_np(m.group("np") or "") or "What to bring"
+            return _Q(self.topic(np), np, "what to bring")
+        m = re.match(r"(?i)^what(?:'s|s| is| are)\s+included\s+(?:in|with)\s+(?P<np>.+)$", q)
+        if m and clean_np(m.group("np")):  # "What's included in a full overhaul?"
+            return _Q(self.topic(m.group("np")), clean_np(m.group("np")), "included")
+        m = re.match(
+            r"(?i)^(?:what|which)\s+(?P<np>[\w' -]+?)\s+(?:do|does|can|will)\s+(?:you|they)\s+"
+            r"(?P<v>offer|have|serve|sell|accept|take|provide|carry|stock|cover|teach|use|run|work with)$",
+            q,
+        )
+        if m and clean_np(m.group("np")):  # "What group classes do you offer?", "What areas do you serve?"
+            np = clean_np(m.group("np"))
+            if INSURANCE_RE.search(np):
+                return _Q(self.topic("Insurance", alias=False), "Insurance", "insurance accepted")
+            if PAYMENT_RE.search(np) or re.search(r"(?i)\bpa(?:y|ying|yments?)\b", np):
+                return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
+            if m.group("v").lower() == "serve" and re.search(
+                r"(?i)\b(?:areas?|towns?|cities|neighbou?rhoods?|zip|post)", np
+            ):
+                return _Q(self.topic("Service area", alias=False), "Service area", "service area")
+            return _Q(self.topic(np), np, "kinds")
+        m = re.match(
+            r"(?i)^how (?:is|are) (?P<np>.+?) (?:handled|done|managed|organi[sz]ed|arranged|calculated|decided|"
+            r"scheduled|checked|made|kept|delivered)$",
+            q,
+        )
+        if m and clean_np(m.group("np")):  # "How is pickup security handled?"
+            return _Q(self.topic(m.group("np")), clean_np(m.group("np")), "how")
         m = re.match(r"(?i)^(?:what|where)(?:'s| is| are)\s+(?:your|the)\s+(?P<np>.+)$", q)
         if m:
             np = m.group("np")
@@ -1422,6 +1464,9 @@ class _Run:
         modal = aux if aux in {"can", "will", "could", "would"} else ""
         obj = rest.strip()
         base = verb.split()[0]
+        said = obj
+        if base in {"help", "assist", "deal", "cope"}:  # "Can you help with frozen pipes?": the pipes
+            obj = re.sub(r"(?i)^(?:out\s+)?(?:with|for|on|about)\s+", "", obj)
         charged = re.match(r"(?i)^for\s+(?P<np>.+)$", obj) if base == "charge" else None
         if charged and clean_np(charged.group("np")):  # "Do you charge for WiFi?": Wi-Fi's price
             topic, what = self.topic(charged.group("np")), charged.group("np")
@@ -1441,12 +1486,16 @@ class _Run:
         else:
             phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(base))
             topic, aspect = self.topic(phrase, alias=False), "availability"
-        tail = f" {obj}" if obj else ""
+        tail = f" {said}" if said else ""
         if modal:
             negative = "cannot" if modal in {"can", "could"} else "will not"
             affirm, deny = f"{self.biz} {modal} {verb}{tail}", f"{self.biz} {negative} {verb}{tail}"
         else:
-            conj = " ".join([conjugate_3sg(base), *verb.split()[1:]])
+            parts = verb.split()  # "picks up and delivers": every coordinated verb agrees
+            conj = " ".join(
+                conjugate_3sg(w) if i == 0 or parts[i - 1] in {"and", "or"} else w
+                for i, w in enumerate(parts)
+            )
             affirm, deny = f"{self.biz} {conj}{tail}", f"{self.biz} does not {verb}{tail}"
         return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm)
 

@@ -494,7 +494,7 @@ def _words(text: str) -> list[str]:
 # Words that may close a noun phrase in a question without being part of it ("TVs there", "parking
 # available"): the topic is the thing, not where or whether it is.
 _TRAILING = {
-    "now", "also", "only", "today", "each", "there", "here", "available", "offered", "provided", "anywhere",
+    "now", "also", "only", "today", "each", "there", "here", "available", "offered", "provided", "anywhere", "along", "online",
 }  # fmt: skip
 
 
@@ -956,11 +956,23 @@ def _split_verb(vp: str) -> tuple[str, str]:
     if not words:
         return "", ""
     verb = words[0].lower()
-    if len(words) > 1:
-        two = f"{verb} {words[1].lower()}"
+    rest = words[1:]
+    if rest:
+        two = f"{verb} {rest[0].lower()}"
         if two in OFFER_VERBS or two in VERB_TOPICS:
-            return two, " ".join(words[2:])
-    return verb, " ".join(words[1:])
+            verb, rest = two, rest[1:]
+    # Coordinated verbs share the object: "cancel or change my order", "pick up and deliver bikes",
+    # "buy or trade in used bikes" (the object is "my order", not "or change my order").
+    k = 1 if rest and rest[0].lower() in _VERB_PARTICLES and len(verb.split()) == 1 else 0
+    if len(rest) > k + 1 and rest[k].lower() in {"and", "or"} and rest[k + 1].lower() not in DETERMINERS:
+        tail = rest[k + 2 :]
+        k2 = 1 if tail and tail[0].lower() in _VERB_PARTICLES else 0
+        verb = " ".join([verb, *[w.lower() for w in rest[: k + 2]], *[w.lower() for w in tail[:k2]]])
+        rest = tail[k2:]
+    return verb, " ".join(rest)
+
+
+_VERB_PARTICLES = {"up", "in", "out", "off", "over", "back", "down", "away"}
 
 
 _MONTH = (

@@ -23,6 +23,7 @@ from apps.facts.models import Fact, FactStatus, Topic, Visibility
 from apps.retrieval import embedding
 from apps.retrieval.chunking import chunk_document
 from apps.retrieval.models import Audience, IndexState, Piece
+from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def index_usable() -> IndexState:
     reason = stale_reason(state)
     if reason:
         tenant = getattr(connection, "tenant", None)
-        slug = getattr(tenant, "slug", None) or connection.schema_name.replace("_", "-")
+        slug = getattr(tenant, "slug", None) or current_schema().replace("_", "-")
         raise IndexStaleError(
             f"The search index of {slug} is stale ({reason}): " + REINDEX_HINT.format(slug=slug)
         )
@@ -267,7 +268,7 @@ def index_topics(topic_ids: Iterable[int]) -> int:
     state = index_state()
     reason = stale_reason(state)
     if reason:  # new vectors would mix two spaces in one generation; the rebuild indexes every topic
-        logger.warning("not re-indexing %d topics in %s: %s", len(ids), connection.schema_name, reason)
+        logger.warning("not re-indexing %d topics in %s: %s", len(ids), current_schema(), reason)
         return 0
     Piece.objects.filter(generation=state.generation, topic_id__in=ids).delete()
     drafts = [d for topic in Topic.objects.filter(pk__in=ids) for d in topic_drafts(topic)]
@@ -321,5 +322,5 @@ def index_reconcile(*, rebuild: str = "stale") -> ReindexOutcome:
         state = index_rebuild()
     pieces = Piece.objects.filter(generation=state.generation).count()
     return ReindexOutcome(
-        connection.schema_name, was, reason, rebuilt, pieces, round(time.perf_counter() - started, 2)
+        current_schema(), was, reason, rebuilt, pieces, round(time.perf_counter() - started, 2)
     )

@@ -424,8 +424,9 @@ class _Run:
                 return []
         topic = self.hours_topic(masked, hint)
         framed = re.match(r"(?i)\W*(?:(?:from|between|in|during|over|on|at|for)\s+(?:the\s+)?)?", masked)
-        period = period_of(masked[framed.end() :][:40]) if framed else None
-        if period and not validity.spans and _PERIOD.match(masked[framed.end() :]):
+        opening = masked[framed.end() :] if framed else masked
+        period = period_of(opening[:40])
+        if period and not validity.spans and _PERIOD.match(opening):
             # "In winter we close at 5pm on weekdays.": the hours of a period, one fact (see _PERIOD).
             statement = resolve(text, self.biz, hint.phrase if hint else None)
             return [Candidate(topic=topic, aspect=f"hours {period}", value=None, statement=statement)]
@@ -700,6 +701,20 @@ class _Run:
             aspect = f"price for {clean_np(variant.group(1)).lower()}"
         name = capitalise(phrase or topic)
         written = best[2]
+        if best[1] != "free":
+            # "5 for $100 or 10 for $180", "$3.50 each or $18 for six": the price is the whole offer,
+            # not its first number ("Class packs are $100" was stored for the first).
+            later = [m for m in PRICE_RE.finditer(clause, best[0] + len(best[2])) if m.start() - best[0] < 60]
+            qty = re.search(
+                r"(?i)\b(?:\d+|one|two|three|four|five|six|ten|twelve)\s+for\s*$", clause[: best[0]]
+            )
+            if later or qty:
+                end = later[-1].end() if later else best[0] + len(best[2])
+                per = re.match(
+                    r"(?i)\s*(?:each|per \w+|an? \w+|for (?:an? |one |two |three |\d+ )?[\w-]+)", clause[end:]
+                )
+                end += per.end() if per else 0
+                written = clause[qty.start() if qty else best[0] : end].strip()
         gap = clause[: best[0]]
         verbless = not _PREDICATE.search(gap) and not re.match(r"(?i)starts? at", written)
         if (

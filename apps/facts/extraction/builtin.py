@@ -534,6 +534,13 @@ class _Run:
         if pct:
             cut = min(cut, pct.start())
         raw = clause[:cut].strip(" ,:;-")
+        # "On the 12-month contract, early cancellation costs $150": the subject follows the opening
+        # phrase (it was read as no subject, and the price went to the question's topic, membership).
+        raw = re.sub(
+            r"(?i)^(?:on|in|for|with|at|during|after|before|under|from|outside)\b[^,]{1,60},\s*(?=\w)",
+            "",
+            raw,
+        )
         # "There is a 10% discount ...": an existential "there" names nothing; the question does.
         raw = re.sub(
             r"(?i)^there(?:'s|\s+(?:is|are|will be|was|were))?(?:\s+(?:a|an|some|also))?\b\s*", "", raw

@@ -302,7 +302,6 @@ def index_rebuild() -> IndexState:
 
 @dataclass(frozen=True)
 class ReindexOutcome:
-    schema_name: str
     was: str  # "ready" | "stale"
     reason: str
     rebuilt: bool
@@ -321,6 +320,4 @@ def index_reconcile(*, rebuild: str = "stale") -> ReindexOutcome:
     if rebuilt:
         state = index_rebuild()
     pieces = Piece.objects.filter(generation=state.generation).count()
-    return ReindexOutcome(
-        current_schema(), was, reason, rebuilt, pieces, round(time.perf_counter() - started, 2)
-    )
+    return ReindexOutcome(was, reason, rebuilt, pieces, round(time.perf_counter() - started, 2))

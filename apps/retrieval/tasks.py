@@ -6,13 +6,28 @@ every task in public; docs/architecture.md, tenancy rules)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 
 from django_tenants.utils import schema_context
 
-from apps.retrieval.index import index_reconcile
+from apps.retrieval.index import ReindexOutcome, index_reconcile
 from apps.tenants.models import Business
 
 logger = logging.getLogger(__name__)
+
+
+def businesses_with_index() -> Iterable[Business]:
+    return Business.objects.filter(is_active=True).exclude(schema_name="public").order_by("slug")
+
+
+def reconcile_each(
+    businesses: Iterable[Business], *, rebuild: str
+) -> Iterator[tuple[Business, ReindexOutcome]]:
+    """``index_reconcile`` for each business, inside its own schema (also used by `manage.py reindex`)."""
+    for business in businesses:
+        with schema_context(business.schema_name):
+            outcome = index_reconcile(rebuild=rebuild)
+        yield business, outcome
 
 
 def index_reconcile_all() -> str:
@@ -21,14 +36,11 @@ def index_reconcile_all() -> str:
     old one and switched at once; until then retrieval refuses it with the command to run. After a
     model change on a large install, `manage.py reindex` does the same from a terminal."""
     stale = []
-    schemas = Business.objects.filter(is_active=True).exclude(schema_name="public")
-    for slug, schema_name in schemas.values_list("slug", "schema_name"):
-        with schema_context(schema_name):
-            outcome = index_reconcile(rebuild="stale")
+    for business, outcome in reconcile_each(businesses_with_index(), rebuild="stale"):
         if outcome.was == "stale":
-            stale.append(slug)
+            stale.append(business.slug)
             logger.warning(
                 "search index of %s was stale (%s): re-embedded %d pieces in %.1f s",
-                slug, outcome.reason, outcome.pieces, outcome.seconds,
+                business.slug, outcome.reason, outcome.pieces, outcome.seconds,
             )  # fmt: skip
     return f"{len(stale)} stale search indexes re-embedded" + (f": {', '.join(stale[:20])}" if stale else "")

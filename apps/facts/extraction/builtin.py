@@ -170,6 +170,11 @@ def _plain_word(word: str) -> str:
     return plain[:-1] if plain.endswith("s") and len(plain) > 3 else plain
 
 
+def _names_payment(phrase: str) -> bool:
+    """ "forms of payment", "credit cards", "what you pay with": the question is about payment methods."""
+    return bool(PAYMENT_RE.search(phrase) or re.search(r"(?i)\bpa(?:y|ying|yments?)\b", phrase))
+
+
 def _period_phrase(text: str) -> str:
     """The period as the text says it, with its preposition: "on Christmas Day", "in winter"."""
     m = _PERIOD.search(text)
@@ -1334,8 +1339,8 @@ class _Run:
         )
         if m:
             np = m.group("np")
-            if PAYMENT_RE.search(np) or re.search(r"(?i)\bpa(?:y|ying|yments?)\b", np):
-                return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
+            if _names_payment(np):
+                return self.payment_methods()
             return _Q(self.topic(np), clean_np(np), "kinds")
         m = re.match(
             r"(?i)^(?:what|which)\s+(?P<np>[\w' -]+?)\s+(?:is|are)\s+(?P<pp>spoken|offered|served|available|accepted|"
@@ -1434,8 +1439,8 @@ class _Run:
             np = clean_np(m.group("np"))
             if INSURANCE_RE.search(np):
                 return _Q(self.topic("Insurance", alias=False), "Insurance", "insurance accepted")
-            if PAYMENT_RE.search(np) or re.search(r"(?i)\bpa(?:y|ying|yments?)\b", np):
-                return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
+            if _names_payment(np):
+                return self.payment_methods()
             if m.group("v").lower() == "serve" and re.search(
                 r"(?i)\b(?:areas?|towns?|cities|neighbou?rhoods?|zip|post)", np
             ):
@@ -1479,6 +1484,9 @@ class _Run:
         phrase = _object_phrase(q)
         topic = self.topic(phrase) if phrase else self.about()
         return _Q(topic, clean_np(phrase) or topic, _statement_aspect(_drop_stopwords(q)))
+
+    def payment_methods(self) -> _Q:
+        return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
 
     def do_question(self, aux: str, vp: str) -> _Q:
         """ "Do you make wedding cakes?" -> Wedding cakes / availability, "Sunny Bakery makes wedding cakes"."""

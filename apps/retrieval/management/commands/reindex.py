@@ -8,9 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django_tenants.utils import schema_context
 
-from apps.retrieval.index import index_reconcile
+from apps.retrieval.tasks import businesses_with_index, reconcile_each
 from apps.tenants.models import Business
 
 
@@ -24,24 +23,22 @@ class Command(BaseCommand):
         what = parser.add_mutually_exclusive_group()
         what.add_argument("--check", action="store_true", help="Only report (and mark) stale indexes")
         what.add_argument("--all", action="store_true", help="Re-embed every chosen business, stale or not")
-        parser.add_argument(
-            "--stale", action="store_true", help="Re-embed the stale ones (the default; kept for clarity)"
-        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        businesses = Business.objects.exclude(schema_name="public").order_by("slug")
         if opts["business"]:
-            businesses = businesses.filter(slug__in=opts["business"])
-            missing = set(opts["business"]) - set(businesses.values_list("slug", flat=True))
+            businesses = list(
+                Business.objects.exclude(schema_name="public")
+                .filter(slug__in=opts["business"])
+                .order_by("slug")
+            )
+            missing = set(opts["business"]) - {b.slug for b in businesses}
             if missing:
                 raise CommandError(f"No business {', '.join(sorted(missing))}.")
         else:
-            businesses = businesses.filter(is_active=True)
+            businesses = list(businesses_with_index())
         rebuild = "none" if opts["check"] else "all" if opts["all"] else "stale"
         stale = rebuilt = 0
-        for business in businesses:
-            with schema_context(business.schema_name):
-                outcome = index_reconcile(rebuild=rebuild)
+        for business, outcome in reconcile_each(businesses, rebuild=rebuild):
             stale += outcome.was == "stale"
             rebuilt += outcome.rebuilt
             line = f"{business.slug}: {outcome.was}"
@@ -50,7 +47,7 @@ class Command(BaseCommand):
             if outcome.rebuilt:
                 line += f", re-embedded {outcome.pieces} pieces in {outcome.seconds:.1f} s"
             self.stdout.write(line)
-        summary = f"{businesses.count()} businesses checked, {stale} stale, {rebuilt} re-embedded."
+        summary = f"{len(businesses)} businesses checked, {stale} stale, {rebuilt} re-embedded."
         if opts["check"] and stale:
             summary += " Run `python manage.py reindex` to re-embed the stale ones."
         self.stdout.write(

@@ -7,7 +7,7 @@ import time
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from apps.tenants.models import RESERVED_SLUGS, SLUG_VALIDATOR, Business, Domain, Reseller
 
@@ -26,11 +26,60 @@ def business_host(slug: str) -> str:
     return f"{slug}.{settings.BASE_DOMAIN}"
 
 
+# Every business schema is named under this prefix, so no slug can name a schema that is not a
+# business's own: the schema template (xv_template_<hash>, computable from the public source), public,
+# pg_* and information_schema all lie outside it. Businesses created before the prefix keep their
+# schema names: code finds a business's schema through Business.schema_name, never from its slug.
+BUSINESS_SCHEMA_PREFIX = "biz_"
+# Slugs that read as PostgreSQL's or Xorventa's own schemas are refused outright too (they are also
+# confusing addresses), so the rule holds even if the prefix ever changes.
+RESERVED_SLUG_PREFIXES = ("pg-", "xv-")
+RESERVED_SCHEMA_SLUGS = frozenset({"public", "information-schema"})
+
+
+def business_schema_name(slug: str) -> str:
+    """The schema of a new business with this (valid) slug; slugs have no '_', so this is one-to-one."""
+    return BUSINESS_SCHEMA_PREFIX + slug.replace("-", "_")
+
+
+def business_slug_check(slug: str) -> str:
+    """The one rule for a new business's slug: returns its schema name, or raises with a clear message.
+
+    Call inside the creating transaction: it reads pg_namespace, so a schema that exists for any reason
+    (another tool, a restore, a hand-made one) is never adopted by a new business.
+    """
+    try:
+        SLUG_VALIDATOR(slug)
+    except ValidationError as exc:
+        raise ValidationError({"slug": exc.messages}) from None
+    if slug in RESERVED_SLUGS or slug in RESERVED_SCHEMA_SLUGS or slug.startswith(RESERVED_SLUG_PREFIXES):
+        raise ValidationError(
+            {
+                "slug": f"The address '{slug}' is reserved (addresses starting with "
+                f"{' or '.join(repr(p) for p in RESERVED_SLUG_PREFIXES)} and names such as 'public', "
+                "'information-schema', 'www' or 'admin' are kept for the system). Choose another."
+            }
+        )
+    schema = business_schema_name(slug)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_namespace WHERE lower(nspname) = lower(%s)", [schema])
+        schema_taken = cursor.fetchone() is not None
+    if (
+        schema_taken
+        or Business.objects.filter(slug=slug).exists()
+        or Business.objects.filter(schema_name__iexact=schema).exists()
+    ):
+        raise ValidationError({"slug": f"A business with the address '{slug}' already exists."})
+    return schema
+
+
 def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: str | None = None) -> Business:
     """Create a business: its schema (all tenant migrations), its host name and an owner invitation.
 
-    The schema is created by django-tenants when the row is saved; it is not transactional DDL we can
-    roll back across the migration run, so everything that can be checked is validated first.
+    The schema is created by django-tenants when the row is saved. Everything runs in one transaction
+    (PostgreSQL DDL is transactional): the slug check reads pg_namespace inside it, and if the schema
+    cannot be made, the row, the schema and django-tenants' clean-up (which drops the schema named
+    by the row, whoever made it) all roll back together.
     """
     from apps.accounts.models import Role
     from apps.accounts.services import invitation_create
@@ -39,21 +88,17 @@ def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: st
     name = name.strip()
     if not name:
         raise ValidationError({"name": "A business needs a name."})
-    try:
-        SLUG_VALIDATOR(slug)
-    except ValidationError as exc:
-        raise ValidationError({"slug": exc.messages}) from None
-    if slug in RESERVED_SLUGS:
-        raise ValidationError({"slug": f"'{slug}' is reserved."})
-    if (
-        Business.objects.filter(slug=slug).exists()
-        or Business.objects.filter(schema_name=slug.replace("-", "_")).exists()
-    ):
-        raise ValidationError({"slug": f"A business with the address '{slug}' already exists."})
     started = time.perf_counter()
-    business = Business(reseller=reseller, name=name, slug=slug, schema_name=slug.replace("-", "_"))
-    business.save(verbosity=0)  # creates the schema and runs tenant migrations
+    if settings.XORVENTA_TENANT_TEMPLATE:
+        # Built (once per set of migrations) and committed before the business's own transaction, so
+        # concurrent creators wait on the template's lock, not on this business's uncommitted rows.
+        from apps.tenants.schema_template import template_ensure
+
+        template_ensure()
     with transaction.atomic():
+        schema = business_slug_check(slug)
+        business = Business(reseller=reseller, name=name, slug=slug, schema_name=schema)
+        business.save(verbosity=0)  # creates the schema (template copy, or the tenant migrations)
         Domain.objects.create(domain=business_host(slug), tenant=business, is_primary=True)
         if owner_email:
             invitation_create(email=owner_email, role=Role.OWNER, business=business)

@@ -27,8 +27,8 @@ def test_create_business_makes_schema_domain_and_owner_invitation(
 ):
     with django_capture_on_commit_callbacks(execute=True):
         business = make_business("sunny", "Sunny Bakery", owner_email="Owner@Sunny.example")
-    assert schema_exists("sunny")
-    assert "facts_fact" in tables_in("sunny")
+    assert business.schema_name == "biz_sunny" and schema_exists("biz_sunny")
+    assert "facts_fact" in tables_in("biz_sunny")
     assert "facts_fact" not in tables_in("public")
     assert Domain.objects.get(tenant=business).domain == "sunny.localhost"
     invitation = Invitation.objects.get(business=business)
@@ -38,7 +38,7 @@ def test_create_business_makes_schema_domain_and_owner_invitation(
 
 def test_hyphenated_slug_gets_a_valid_schema(make_business):
     business = make_business("bike-shop")
-    assert business.schema_name == "bike_shop" and schema_exists("bike_shop")
+    assert business.schema_name == "biz_bike_shop" and schema_exists("biz_bike_shop")
 
 
 @pytest.mark.parametrize("slug", ["Sunny Bakery", "a", "-x-", "www", "api", "x" * 60, "1abc"])
@@ -61,7 +61,7 @@ def test_management_command_creates_a_business(reseller, capsys):
     out = capsys.readouterr().out
     assert "Created Bright Smiles" in out and " ms" in out
     business = Business.objects.get(slug="dentist")
-    assert schema_exists("dentist")
+    assert schema_exists(business.schema_name)
     business.delete(force_drop=True)
 
 

@@ -27,6 +27,7 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from apps.portal.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG
+from apps.tenants.models import Business
 
 CHROMIUM = os.environ.get("XORVENTA_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -120,7 +121,7 @@ class Command(BaseCommand):
         from apps.chat.models import Conversation
         from apps.facts.models import Topic
 
-        with schema_context(DEMO_SLUG.replace("-", "_")):
+        with schema_context(Business.objects.get(slug=DEMO_SLUG).schema_name):
             topic = Topic.objects.filter(name__iexact="Opening hours").first() or Topic.objects.first()
             conversation = (
                 Conversation.objects.annotate(

@@ -181,7 +181,7 @@ def progress(job):
     facts = [[pk, s] for pk, s in Fact.objects.values_list("pk", "statement")]
     print("ACK " + json.dumps({"job": job.pk, "done": job.done, "facts": facts}), flush=True)
 
-with schema_context("crashy"):
+with schema_context("biz_crashy"):
     website_crawl_start(start_url=URL, progress=progress)
 print("FINISHED", flush=True)
 """
@@ -214,11 +214,11 @@ import json
 from django_tenants.utils import schema_context
 from apps.facts.ingestion import ingestion_job_resume, website_crawl_start
 from apps.facts.models import IngestionJob
-with schema_context("crashy"):
+with schema_context("biz_crashy"):
     job = ingestion_job_resume(job=IngestionJob.objects.get(pk=JOB), background=False)
     resumed = {"status": job.status, "attempt": job.attempt, "facts_added": job.facts_added,
                "outcomes": sorted(i["outcome"] for i in job.report["items"]), "knowledge": knowledge()}
-with schema_context("steady"):
+with schema_context("biz_steady"):
     job = website_crawl_start(start_url=URL)
     steady = {"status": job.status, "facts_added": job.facts_added,
               "outcomes": sorted(i["outcome"] for i in job.report["items"]), "knowledge": knowledge()}
@@ -232,7 +232,7 @@ from django_tenants.utils import schema_context
 from apps.chat.models import Message
 from apps.chat.services import answer_once, conversation_open
 QUESTIONS = ["When are you open?", "How much is a sourdough loaf?", "Do you deliver?", "Where are you?"]
-with schema_context("crashy"):
+with schema_context("biz_crashy"):
     conversation = conversation_open(visitor_id=VISITOR)
     for i in range(100000):
         text = f"{VISITOR} Q{i}: " + QUESTIONS[i % len(QUESTIONS)]
@@ -283,7 +283,7 @@ def test_killing_the_database_mid_ingestion_loses_no_acknowledged_fact_and_the_r
 
         acknowledged = {tuple(f) for ack in acks for f in ack["facts"]}
         job_id = acks[-1]["job"]
-        state = crash_db.shell("SCHEMA = 'crashy'\n" + STATE)
+        state = crash_db.shell("SCHEMA = 'biz_crashy'\n" + STATE)
         present = {tuple(f) for f in state["fact_ids"]}
         lost = acknowledged - present
         assert not lost, f"acknowledged facts missing after the crash: {sorted(lost)[:5]}"
@@ -317,7 +317,7 @@ def test_killing_the_database_mid_conversation_loses_no_acknowledged_message(
 import json
 from django_tenants.utils import schema_context
 from apps.facts.services import owner_fact_add
-with schema_context("crashy"):
+with schema_context("biz_crashy"):
     owner_fact_add(topic="Opening hours", statement="Open Monday to Friday, 7 AM to 3 PM.")
     owner_fact_add(topic="Sourdough", statement="A sourdough loaf is $8.")
     owner_fact_add(topic="Delivery", statement="We deliver within 5 miles.")
@@ -334,7 +334,7 @@ print("RESULT " + json.dumps("ok"))
         acks += _finish(proc)
         crash_db.start()
         acknowledged += acks
-        state = crash_db.shell("SCHEMA = 'crashy'\n" + STATE)
+        state = crash_db.shell("SCHEMA = 'biz_crashy'\n" + STATE)
         by_pk = {m[0]: m for m in state["messages"]}
         for ack in acks:
             assert by_pk.get(ack["question"], [None, None, None])[2] == ack["text"], ack

@@ -149,3 +149,14 @@ def tenant_schema_template(django_db_setup: None, django_db_blocker: object) -> 
 
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         template_ensure()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> Iterator[None]:
+    """Each test starts with empty per-address counters (the "global" cache outlives tests in one
+    process; every test client comes from 127.0.0.1). Lockouts of django-axes live in the database and
+    roll back with each test."""
+    from django.core.cache import caches
+
+    caches["global"].clear()
+    yield

@@ -151,6 +151,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "accounts:login"
+# Password reset links (Django's signed tokens, single use) expire after an hour, not Django's 3 days.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600, minimum=300)
+# Account links (invitation, password reset request and link) one address may open per 15 minutes.
+XORVENTA_RATE_ACCOUNT_LINKS_PER_15MIN = env_int("XORVENTA_RATE_ACCOUNT_LINKS_PER_15MIN", 30, minimum=1)
 LOGIN_REDIRECT_URL = "/"
 
 LANGUAGE_CODE = "en-us"

@@ -42,7 +42,8 @@ def _send_invitation(invitation: Invitation) -> None:
         subject=f"You're invited to {where} on Xorventa",
         message=(
             f"You have been invited as {invitation.get_role_display()} of {where}.\n\n"
-            f"Set your password here: {invitation_url(invitation)}\n\nThe link expires in 14 days."
+            f"Accept it here (new accounts choose a password, existing ones sign in): "
+            f"{invitation_url(invitation)}\n\nThe link expires in 14 days."
         ),
         from_email=None,
         recipient_list=[invitation.email],
@@ -50,22 +51,49 @@ def _send_invitation(invitation: Invitation) -> None:
     )
 
 
-@transaction.atomic
-def invitation_accept(*, token: str, password: str) -> User:
+def _open_invitation(token: str) -> Invitation:
     invitation = Invitation.objects.select_for_update().filter(token=token).first()
     if invitation is None or not invitation.is_open:
         raise ValidationError("This invitation link is invalid or has expired.")
-    user = User.objects.filter(email=invitation.email).first()
-    if user is None:
-        user = User.objects.create_user(email=invitation.email, password=password)
-    else:
-        user.set_password(password)
-        user.save(update_fields=["password"])
+    return invitation
+
+
+def _invitation_close(invitation: Invitation, user: User) -> None:
     membership_grant(
         user=user, role=Role(invitation.role), business=invitation.business, reseller=invitation.reseller
     )
     invitation.accepted_at = timezone.now()
     invitation.save(update_fields=["accepted_at"])
+
+
+@transaction.atomic
+def invitation_accept_new(*, token: str, password: str) -> User:
+    """Accept an invitation by creating the account for its email, with the password chosen now.
+
+    Only for an email that has no account yet: whoever holds the link may choose its password. An
+    existing account is never given a password here (that would let anyone who can send an invitation
+    take over any account); it joins through ``invitation_accept_existing`` after signing in.
+    """
+    invitation = _open_invitation(token)
+    if User.objects.filter(email=invitation.email).exists():
+        raise ValidationError(
+            "An account with this email already exists: sign in with its password to accept."
+        )
+    user = User.objects.create_user(email=invitation.email, password=password)
+    _invitation_close(invitation, user)
+    return user
+
+
+@transaction.atomic
+def invitation_accept_existing(*, token: str, user: User) -> User:
+    """Add the membership to ``user``, who has proved it is the invited account (signed in as it).
+
+    Never changes the account: no password, no flags; only the new membership.
+    """
+    invitation = _open_invitation(token)
+    if not user.is_authenticated or user.email.lower() != invitation.email.lower():
+        raise ValidationError(f"This invitation is for {invitation.email}: sign in as that account.")
+    _invitation_close(invitation, user)
     return user
 
 

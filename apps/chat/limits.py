@@ -8,19 +8,13 @@ address across every business it talks to (django-tenants' key function would sp
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
 
+from apps.tenants.rate_limits import Limit, limit_exceeded
+
 MAX_MESSAGE_CHARS = getattr(settings, "XORVENTA_MAX_MESSAGE_CHARS", 1000)
-
-
-@dataclass(frozen=True)
-class Limit:
-    name: str
-    count: int
-    seconds: int
 
 
 PER_VISITOR = Limit("visitor", int(getattr(settings, "XORVENTA_RATE_VISITOR_PER_MIN", 20)), 60)
@@ -34,19 +28,6 @@ class Refused(Exception):
         self.code = code
         self.message = message
         self.retry_after = retry_after
-
-
-def _hit(limit: Limit, key: str) -> int:
-    cache = caches["global"]
-    window = int(time.time() // limit.seconds)
-    cache_key = f"rl:{limit.name}:{key}:{window}"
-    if cache.add(cache_key, 1, timeout=limit.seconds * 2):
-        return 1
-    try:
-        return int(cache.incr(cache_key))
-    except ValueError:  # expired between add and incr
-        cache.set(cache_key, 1, timeout=limit.seconds * 2)
-        return 1
 
 
 def check_message(text: str) -> str:
@@ -65,7 +46,7 @@ def check_rates(*, public_key: str, visitor_id: str, ip: str) -> None:
         (PER_IP, ip or "unknown"),
         (PER_VISITOR, f"{public_key}:{visitor_id}"),
     ):
-        if _hit(limit, key) > limit.count:
+        if limit_exceeded(limit, key):
             raise Refused(
                 "rate_limited",
                 "You're sending messages faster than we can answer. Please wait a moment.",

@@ -19,6 +19,9 @@ load_dotenv(BASE_DIR / ".env")
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_secret("SECRET_KEY", debug=DEBUG, debug_default="dev-only-insecure-secret-key-change-me")
 
+# Seed the demo logins (published passwords) with DEBUG off too: apps/portal/demo.py.
+XORVENTA_DEMO = env_bool("XORVENTA_DEMO", False)
+
 # Where the embedded database, uploads and other local state live.
 DATA_DIR = env_path("XORVENTA_DATA_DIR", BASE_DIR / ".xorventa")
 

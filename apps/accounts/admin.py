@@ -1,7 +1,20 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.http import HttpRequest
 
 from apps.accounts.models import Invitation, Membership, User
+
+
+def _operators_only(request: HttpRequest) -> bool:
+    """The staff admin lists every reseller's users, memberships and API tokens, so only platform
+    operators (superusers) may open it; a staff flag alone (a reseller, a business owner) is not enough.
+    Simpler and safer than filtering each admin's querysets per reseller (issue 16, finding 4)."""
+    user = request.user
+    return bool(user.is_active and user.is_staff and user.is_superuser)
+
+
+# One admin site serves the public and every business's URLs (xorventa/urls*.py).
+admin.site.has_permission = _operators_only  # type: ignore[method-assign]
 
 
 @admin.register(User)

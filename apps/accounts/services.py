@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
@@ -109,3 +111,24 @@ def membership_grant(
             user=user, business=business, defaults={"role": role}
         )
     return membership
+
+
+@transaction.atomic
+def operator_create(*, email: str, reset_password: bool = False) -> tuple[User, str | None]:
+    """A platform operator (staff superuser: the only accounts the staff admin admits) with a random
+    password, returned so the caller can show it once; it is stored only as a hash.
+
+    An existing account is left as it is (password ``None``) unless ``reset_password``.
+    """
+    email = email.strip().lower()
+    user = User.objects.filter(email=email).first()
+    if user is not None and not reset_password:
+        return user, None
+    password = secrets.token_urlsafe(15)
+    if user is None:
+        user = User.objects.create_superuser(email=email, password=password)
+    else:
+        user.is_staff = user.is_superuser = True
+        user.set_password(password)
+        user.save(update_fields=["is_staff", "is_superuser", "password"])
+    return user, password

@@ -1,12 +1,15 @@
 """The demo data `make run` shows: a reseller, a bakery with its owner, and the bakery's history.
 
-Idempotent: running it again changes nothing that is already there.
+Idempotent: running it again changes nothing that is already there. The demo logins have passwords
+published in the README, so they are seeded only in development (DEBUG) or when asked for explicitly
+(XORVENTA_DEMO=1, `up --demo`, `seed_demo --force`): ``demo_enabled``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import transaction
 
 from apps.accounts.models import Role, User
@@ -19,14 +22,23 @@ DEMO_SLUG = "sunny"
 DEMO_OWNER_EMAIL = "owner@sunny.example"
 DEMO_RESELLER_EMAIL = "agency@demo.example"
 DEMO_OWNER_PASSWORD = "sunny-demo-2026"  # noqa: S105 - local demo only, printed by `make run`
+DEMO_OPERATOR_EMAIL = "operator@demo.example"
 
 
-def _user(email: str, *, staff: bool = False) -> User:
+def demo_enabled(*, asked: bool = False) -> bool:
+    """Whether demo accounts may be seeded: development, or an explicit request."""
+    return asked or bool(settings.DEBUG) or bool(settings.XORVENTA_DEMO)
+
+
+def _user(email: str) -> User:
+    """A demo login: never staff or superuser (the staff admin is for operators, whose passwords are
+    random). A demo user made staff by an older version is demoted."""
     user = User.objects.filter(email=email).first()
     if user is None:
-        user = User.objects.create_user(
-            email=email, password=DEMO_OWNER_PASSWORD, is_staff=staff, is_superuser=staff
-        )
+        return User.objects.create_user(email=email, password=DEMO_OWNER_PASSWORD)
+    if user.is_staff or user.is_superuser:
+        user.is_staff = user.is_superuser = False
+        user.save(update_fields=["is_staff", "is_superuser"])
     return user
 
 
@@ -40,9 +52,7 @@ def demo_seed(log: Callable[[str], object] = print) -> Business:
         business = business_create(reseller=reseller, name="Sunny Bakery", slug=DEMO_SLUG)
     with transaction.atomic():
         membership_grant(user=_user(DEMO_OWNER_EMAIL), role=Role.OWNER, business=business)
-        membership_grant(
-            user=_user(DEMO_RESELLER_EMAIL, staff=True), role=Role.RESELLER_ADMIN, reseller=reseller
-        )
+        membership_grant(user=_user(DEMO_RESELLER_EMAIL), role=Role.RESELLER_ADMIN, reseller=reseller)
     from apps.portal.demo_knowledge import demo_knowledge_seed
 
     demo_knowledge_seed(business, log=log)

@@ -85,7 +85,7 @@ class Command(BaseCommand):
         if not opts["no_seed"]:
             call_command("migrate_schemas", interactive=False, verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
-            call_command("seed_demo")
+            call_command("seed_demo", force=True)  # a development tool: the demo is what it photographs
         pages = self._pages()
         if opts["only"]:
             pages = [p for p in pages if p[0] in opts["only"]]

@@ -14,7 +14,14 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from apps.portal.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG
+from apps.portal.demo import (
+    DEMO_OPERATOR_EMAIL,
+    DEMO_OWNER_EMAIL,
+    DEMO_OWNER_PASSWORD,
+    DEMO_RESELLER_EMAIL,
+    DEMO_SLUG,
+    demo_enabled,
+)
 
 
 class Command(BaseCommand):
@@ -23,6 +30,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("XORVENTA_HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("XORVENTA_PORT", "8000")))
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="Seed the demo even with DEBUG off (as XORVENTA_DEMO=1): logins with published passwords",
+        )
         parser.add_argument("--no-demo", action="store_true", help="Do not seed the demo business")
         parser.add_argument("--no-worker", action="store_true")
         parser.add_argument(
@@ -40,8 +52,11 @@ class Command(BaseCommand):
         from apps.gaps.schedules import digest_schedule_ensure
 
         digest_schedule_ensure()
-        if not opts["no_demo"]:
-            call_command("seed_demo")
+        demo = not opts["no_demo"] and demo_enabled(asked=opts["demo"])
+        operator_line = ""
+        if demo:
+            call_command("seed_demo", force=True)
+            operator_line = self._operator()
         from django.db import connections
 
         connections.close_all()  # the children open their own
@@ -59,11 +74,16 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(f"\nXorventa is running (ready in {time.perf_counter() - started:.1f} s):")
             + f"\n  Public site and API    {base}/   (API docs {base}/api/docs/)"
-            + f"\n  Demo business, by path {base}/t/{DEMO_SLUG}/"
-            + f"\n  Demo business, by host http://{DEMO_SLUG}.{settings.BASE_DOMAIN}:{opts['port']}/"
-            + f"\n  Staff admin            {base}/admin/"
-            + f"\n  Owner login            {DEMO_OWNER_EMAIL} / {DEMO_OWNER_PASSWORD}"
-            + f"\n  Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (also staff admin)"
+            + f"\n  Staff admin            {base}/admin/ (operators only)"
+            + (
+                f"\n  Demo business, by path {base}/t/{DEMO_SLUG}/"
+                f"\n  Demo business, by host http://{DEMO_SLUG}.{settings.BASE_DOMAIN}:{opts['port']}/"
+                f"\n  Owner login            {DEMO_OWNER_EMAIL} / {DEMO_OWNER_PASSWORD}"
+                f"\n  Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (not staff)"
+                f"{operator_line}"
+                if demo
+                else "\n  No demo (DEBUG is off): `manage.py create_operator EMAIL` makes a staff admin."
+            )
             + "\nPress Ctrl-C to stop.\n"
         )
         stopping = False
@@ -90,6 +110,19 @@ class Command(BaseCommand):
             self.stdout.write(
                 "Stopped the server and the worker. The database keeps running; `make dbstop` stops it."
             )
+
+    @staticmethod
+    def _operator() -> str:
+        """The demo's staff admin: created once with a random password, shown only that time."""
+        from apps.accounts.services import operator_create
+
+        user, password = operator_create(email=DEMO_OPERATOR_EMAIL)
+        if password:
+            return f"\n  Staff admin login      {user.email} / {password} (shown only now)"
+        return (
+            f"\n  Staff admin login      {user.email} (password shown when it was made; "
+            f"`manage.py create_operator {user.email} --reset-password` sets a new one)"
+        )
 
     @staticmethod
     def _web_servers(

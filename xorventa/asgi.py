@@ -1,7 +1,7 @@
 """ASGI entry point: HTTP through Django (tenant middleware), websockets through Channels.
 
 Websocket routes are collected from the apps' ``websocket_urlpatterns`` lists (``xorventa.ws_routes``),
-behind the tenant resolver and the session/auth middleware.
+behind the tenant resolver (which also strips a /t/<slug>/ prefix) and the session/auth middleware.
 """
 
 import os
@@ -12,9 +12,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "xorventa.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from apps.tenants.asgi import TenantResolverMiddleware  # noqa: E402
+from apps.tenants.asgi import TenantResolverMiddleware, WebsocketRouter  # noqa: E402
 from xorventa.ws_routes import websocket_urlpatterns  # noqa: E402
 
 if os.environ.get("XORVENTA_PRELOAD_MODEL", "1") == "1" and os.environ.get("XORVENTA_ASGI_SERVER"):
@@ -27,6 +27,6 @@ if os.environ.get("XORVENTA_PRELOAD_MODEL", "1") == "1" and os.environ.get("XORV
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": TenantResolverMiddleware(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": TenantResolverMiddleware(AuthMiddlewareStack(WebsocketRouter(websocket_urlpatterns))),
     }
 )

@@ -9,6 +9,13 @@ Protocol (JSON frames):
             {"type": "end", "turn": n, "decision": "...", "sources": [...], "message_id": id}
   server -> {"type": "error", "code": "rate_limited|too_long|empty|unavailable|bad_request", "message": "..."}
 
+A frame that is not a JSON object of this shape (binary, not JSON, nested deeper than
+xorventa.json_input.MAX_DEPTH, a field that is not a string, or holds NUL / control characters / a lone
+surrogate) gets `bad_request` with a message naming the field, and the connection stays open; nothing
+is stored for it. `unavailable` is kept for failures on our side.
+Reached at /ws/chat/<key>/ on the public host or a business's host, or at /t/<slug>/ws/chat/<key>/;
+a key of another business than the host or path names is closed with 4404, like an unknown key.
+
 The key resolves the business with a public-schema lookup; every database call after that runs inside
 the business's schema via call_in_schema (docs/architecture.md: the tenant rule for consumers).
 """
@@ -28,11 +35,33 @@ from django.utils import timezone
 
 from apps.chat import limits
 from apps.chat.origins import origin_allowed
+from apps.facts.services import KnowledgeInputError
 from apps.tenants.context import call_in_schema
 from apps.tenants.db import use_public_schema
+from xorventa.json_input import JSONInputError, json_loads_limited
 
 logger = logging.getLogger(__name__)
 _VISITOR = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+MAX_FRAME_CHARS = 256 * 1024  # a question is at most limits.MAX_MESSAGE_CHARS; this bounds the parse
+# Characters no visitor types and PostgreSQL refuses (NUL) or a UTF-8 encoder cannot write (surrogates).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_JSON_KINDS = {dict: "an object", list: "a list", bool: "true/false", int: "a number", float: "a number"}
+_JSON_KINDS[type(None)] = "null"
+
+
+def text_field(content: dict[str, Any], name: str) -> str:
+    """A frame's text field, or a bad_request naming it (an absent field reads as empty, as before)."""
+    value = content.get(name, "")
+    if not isinstance(value, str):
+        raise limits.Refused("bad_request", f'"{name}" must be a string, not {_JSON_KINDS[type(value)]}.')
+    if "\x00" in value:
+        raise limits.Refused("bad_request", f'"{name}" must not contain NUL characters.')
+    if _CONTROL.search(value):
+        raise limits.Refused("bad_request", f'"{name}" must not contain control characters.')
+    if _SURROGATE.search(value):
+        raise limits.Refused("bad_request", f'"{name}" is not valid Unicode text (a lone surrogate).')
+    return value
 
 
 def _business_for_key(key: str) -> tuple[str, str] | None:
@@ -122,7 +151,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.public_key = self.scope["url_route"]["kwargs"]["key"]
         found = await database_sync_to_async(_business_for_key, thread_sensitive=False)(self.public_key)
-        if found is None:
+        routed_to = self.scope.get("schema_name")  # the business the host or /t/<slug>/ names, if any
+        if found is None or (routed_to and routed_to != found[0]):
             await self._refuse(4404)
             return
         self.schema_name = found[0]
@@ -145,6 +175,24 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         await self.close(code=code)
 
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
+    ) -> None:
+        # Channels' JSON consumer raises on a binary or non-JSON frame, and json.loads on deep nesting:
+        # each closed the socket with 1011. They are the client's mistakes: say so and keep listening.
+        if text_data is None:
+            await self._error("bad_request", "Binary frames are not part of the protocol: send JSON text.")
+            return
+        if len(text_data) > MAX_FRAME_CHARS:
+            await self._error("bad_request", f"Frames can be at most {MAX_FRAME_CHARS:,} characters.")
+            return
+        try:
+            content = json_loads_limited(text_data)
+        except JSONInputError as exc:
+            await self._error("bad_request", str(exc))
+            return
+        await self.receive_json(content)
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if not isinstance(content, dict):
             await self._error("bad_request", "Send JSON objects.")
@@ -152,15 +200,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         kind = content.get("type")
         try:
             if kind == "message":
-                await self._message(str(content.get("text", "")))
+                await self._message(text_field(content, "text"))
             elif kind == "draft":
-                await self._draft(str(content.get("text", "")))
+                await self._draft(text_field(content, "text"))
             elif kind == "contact":
-                await self._contact(str(content.get("value", "")))
+                await self._contact(text_field(content, "value"))
             else:
                 await self._error("bad_request", "Unknown message type.")
         except limits.Refused as refused:
             await self._error(refused.code, refused.message, retry_after=refused.retry_after)
+        except KnowledgeInputError as refused:  # a service refusing the visitor's input, with the reason
+            await self._error("bad_request", str(refused))
         except Exception:
             logger.exception("chat turn failed for %s", self.schema_name)
             await self._error("unavailable", "Sorry, something went wrong on our side. Please try again.")

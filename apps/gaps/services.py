@@ -123,7 +123,10 @@ def gap_record(
 @transaction.atomic
 def gap_contact_leave(*, conversation_id: int, contact: str) -> int:
     """A visitor leaves an email or phone number to be told the answer: attach it to their open asks."""
-    contact = contact.strip()[:200]
+    contact = contact.strip()
+    longest = GapAsk._meta.get_field("contact").max_length or 200
+    if len(contact) > longest:  # refused whole: a truncated address would reach nobody
+        raise KnowledgeInputError(f"A contact can be at most {longest} characters.")
     if "@" not in contact and sum(ch.isdigit() for ch in contact) < 6:
         raise KnowledgeInputError("Leave an email address or a phone number.")
     return GapAsk.objects.filter(

@@ -15,9 +15,12 @@ from apps.facts.sources.documents import (
     NOT_TEXT,
     SCANNED_PDF,
     DocumentError,
+    DocumentLimits,
+    DocumentRefused,
     parse_document,
     sniff_kind,
 )
+from apps.facts.sources.parse_child import parse_in_child
 
 # --------------------------------------------------------------------------------------------------
 # Fixture builders
@@ -130,7 +133,7 @@ def make_zip(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def message(data: bytes, filename: str = "", **kwargs: int) -> str:
+def message(data: bytes, filename: str = "", **kwargs: object) -> str:
     with pytest.raises(DocumentError) as caught:
         parse_document(data, filename, **kwargs)
     return str(caught.value)
@@ -348,3 +351,63 @@ def test_empty_and_oversized_files() -> None:
     assert message(b"a" * 10_000_001, "huge.txt") == "The file is larger than 10 MB."
     assert message(b"a" * 2_001, "big.txt", max_bytes=2_000) == "The file is larger than 2,000 bytes."
     assert parse_document(b"a" * 2_000, "ok.txt", max_bytes=2_000).kind == "text"
+
+
+# --------------------------------------------------------------------------------------------------
+# Limits (issue 16): checked before parsing; the HTTP and worker path is in tests/portal/test_upload_limits.py
+
+
+def refusal(data: bytes, filename: str, **limits: int) -> str:
+    with pytest.raises(DocumentRefused) as caught:
+        parse_document(data, filename, limits=DocumentLimits(**limits))
+    return str(caught.value)
+
+
+def test_a_docx_is_refused_by_its_declared_sizes_before_it_is_opened() -> None:
+    docx = make_docx()
+    assert parse_document(docx, "handbook.docx", limits=DocumentLimits(max_zip_entries=20)).kind == "docx"
+    assert refusal(docx, "handbook.docx", max_zip_entries=5) == (
+        "Refused: the document holds 17 files, over the limit of 5."
+    )
+    assert refusal(docx, "handbook.docx", max_unzipped_bytes=10_000).startswith(
+        "Refused: the document expands to "
+    )
+    with_blank_part = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(docx)) as source,
+        zipfile.ZipFile(with_blank_part, "w", zipfile.ZIP_DEFLATED) as target,
+    ):
+        for info in source.infolist():
+            target.writestr(info, source.read(info.filename))
+        target.writestr("word/media/blank.bin", b"\x00" * 2_000_000)  # 2 MB deflate to 2 KB
+    assert refusal(with_blank_part.getvalue(), "handbook.docx") == (
+        "Refused: the part 'word/media/blank.bin' expands 1,024 times (from 2 KB to 2 MB), over the "
+        "limit of 200 times."
+    )
+
+
+def test_a_pdf_is_refused_by_its_pages_and_objects_and_its_text_is_capped() -> None:
+    pdf = make_pdf(PRICE_LIST_PAGES)
+    assert refusal(pdf, "prices.pdf", max_pdf_pages=2) == "Refused: the PDF has 3 pages, over the limit of 2."
+    assert refusal(pdf, "prices.pdf", max_pdf_objects=5) == (
+        "Refused: the PDF has 11 objects, over the limit of 5."
+    )
+    assert refusal(pdf, "prices.pdf", max_chars=100) == (
+        "Refused: the document's text is over 100 characters, the limit. Split it into several documents."
+    )
+    assert parse_document(b"Bread. " * 15, "a.txt", limits=DocumentLimits(max_chars=140)).kind == "text"
+    assert refusal(b"Bread. " * 30, "a.txt", max_chars=140).startswith("Refused: the document's text")
+
+
+def test_the_parser_child_reads_a_document_and_is_stopped_by_its_time_limit() -> None:
+    limits = DocumentLimits()
+    parsed = parse_in_child(make_docx(), "handbook.docx", limits=limits, memory_mb=512, timeout=60)
+    assert parsed == parse_document(make_docx(), "handbook.docx")
+    with pytest.raises(DocumentRefused) as caught:
+        parse_in_child(make_docx(), "handbook.docx", limits=limits, memory_mb=512, timeout=0.01)
+    assert str(caught.value) == "Refused: reading the document took longer than 0.01 seconds, the limit."
+    with pytest.raises(DocumentError) as caught:  # an ordinary problem comes back as it is
+        parse_in_child(
+            b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "menu.png", limits=limits, memory_mb=512, timeout=60
+        )
+    assert not isinstance(caught.value, DocumentRefused) and "a PNG image" in str(caught.value)

@@ -24,7 +24,8 @@ from typing import Any, Literal
 from docx import Document as open_docx
 from docx.table import Table
 from docx.text.paragraph import Paragraph
-from pypdf import PageObject, PasswordType, PdfReader
+from pypdf import Configuration, PageObject, PasswordType, PdfReader, apply_configuration, get_configuration
+from pypdf.errors import LimitReachedError
 
 from .html_text import extract_main_text, with_title_heading
 
@@ -32,6 +33,8 @@ __all__ = [
     "SUPPORTED_TYPES",
     "DocumentError",
     "DocumentKind",
+    "DocumentLimits",
+    "DocumentRefused",
     "ParsedDocument",
     "parse_document",
     "sniff_kind",
@@ -51,6 +54,45 @@ MARKDOWN_EXTENSIONS = {".md", ".markdown", ".mdown", ".mkd", ".mdx"}
 
 class DocumentError(ValueError):
     """A problem with the uploaded file; str(error) is a message fit for the business owner."""
+
+
+class DocumentRefused(DocumentError):
+    """The file is over a limit on what reading it may cost; the message starts with "Refused:"."""
+
+
+@dataclass(frozen=True)
+class DocumentLimits:
+    """What reading one document may cost, checked before the parser runs where the format allows.
+
+    A .docx is a zip: a 1 MB one can expand to gigabytes (issue 16). Python's zipfile never reads more
+    than an entry's declared size (ZipExtFile stops at ``file_size``), so the sizes in the central
+    directory bound what python-docx can decompress; their sum is checked, which also catches entries
+    that overlap on the same compressed bytes. Embedded files (word/embeddings/...) are kept by
+    python-docx as bytes, never opened, so a nested archive cannot expand further: its size counts
+    towards the total like any part. What no static check sees is bounded by the child process that
+    runs the parser (parse_child.py: memory and time limits).
+    """
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_unzipped_bytes: int = 50_000_000
+    max_zip_entries: int = 1_000
+    # Office XML compresses 5-30 times; a part over 1 MB that expands more than this is a bomb.
+    max_zip_ratio: int = 200
+    max_pdf_pages: int = 500
+    max_pdf_objects: int = 250_000
+    max_chars: int = 1_000_000
+
+
+DEFAULT_LIMITS = DocumentLimits()
+RATIO_CHECK_FROM = 1_000_000
+
+
+def _size(n: int) -> str:
+    """A byte count for the owner: "2.1 GB", "50 MB", "900 KB"."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n:,} bytes"
 
 
 @dataclass
@@ -142,6 +184,34 @@ def _check_docx_zip(data: bytes) -> None:
         return
     label = next((label for marker, label in _ZIP_KINDS if marker in names), "a ZIP archive")
     raise _unsupported(label)
+
+
+def _check_zip_limits(data: bytes, limits: DocumentLimits) -> None:
+    """Refuse a zip whose central directory says it expands too far, before anything is decompressed."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise DocumentError("This Word document could not be read; it may be damaged.") from exc
+    if len(entries) > limits.max_zip_entries:
+        raise DocumentRefused(
+            f"Refused: the document holds {len(entries):,} files, over the limit of "
+            f"{limits.max_zip_entries:,}."
+        )
+    total = sum(entry.file_size for entry in entries)
+    if total > limits.max_unzipped_bytes:
+        raise DocumentRefused(
+            f"Refused: the document expands to {_size(total)}, over the "
+            f"{_size(limits.max_unzipped_bytes)} limit."
+        )
+    for entry in entries:
+        ratio = entry.file_size / max(entry.compress_size, 1)
+        if entry.file_size > RATIO_CHECK_FROM and ratio > limits.max_zip_ratio:
+            raise DocumentRefused(
+                f"Refused: the part {entry.filename!r} expands {ratio:,.0f} times (from "
+                f"{_size(entry.compress_size)} to {_size(entry.file_size)}), over the limit of "
+                f"{limits.max_zip_ratio:,} times."
+            )
 
 
 def _unsupported(label: str) -> DocumentError:
@@ -375,6 +445,8 @@ def _parse_docx(data: bytes, filename: str) -> ParsedDocument:
         document = open_docx(io.BytesIO(data))
         paragraphs = list(document.iter_inner_content())
         core_title = document.core_properties.title or ""
+    except MemoryError:  # the parse_child process's limit: a refusal, not a damaged file
+        raise
     except Exception as exc:
         raise DocumentError("This Word document could not be read; it may be damaged.") from exc
 
@@ -572,26 +644,68 @@ def _pdf_title(metadata_title: str, filename: str, first_line: str) -> str:
     return title or _stem_title(filename) or (first_line if len(first_line) <= 120 else "")
 
 
-def _parse_pdf(data: bytes, filename: str) -> ParsedDocument:
+def _pdf_config(limits: DocumentLimits) -> Configuration:
+    """pypdf's own limits (pypdf.Configuration, 75 MB per stream by default), held to ours."""
+    most = limits.max_unzipped_bytes
+    return get_configuration().with_overwrites(
+        maximum_declared_stream_length=most,
+        array_based_stream_maximum_output_length=most,
+        zlib_maximum_output_length=most,
+        lzw_maximum_output_length=most,
+        run_length_maximum_output_length=most,
+        brotli_maximum_output_length=most,
+        jbig2_maximum_output_length=most,
+        image_maximum_buffer_size=most,
+    )
+
+
+def _pdf_open(data: bytes, limits: DocumentLimits) -> tuple[list[PageObject], str]:
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
             raise DocumentError("This PDF is password-protected. Remove the password and upload it again.")
+        # /Size is one more than the highest object number: what the cross-reference table declares.
+        objects = int(reader.trailer.get("/Size", 0) or 0)
+        if objects > limits.max_pdf_objects:
+            raise DocumentRefused(
+                f"Refused: the PDF has {objects:,} objects, over the limit of {limits.max_pdf_objects:,}."
+            )
+        count = len(reader.pages)
+        if count > limits.max_pdf_pages:
+            raise DocumentRefused(
+                f"Refused: the PDF has {count:,} pages, over the limit of {limits.max_pdf_pages:,}."
+            )
         pages = list(reader.pages)
         metadata_title = (reader.metadata.title if reader.metadata is not None else None) or ""
     except DocumentError:
         raise
+    except LimitReachedError as exc:
+        raise DocumentRefused(f"Refused: part of this PDF is over a size limit ({exc}).") from exc
+    except MemoryError:  # the parse_child process's limit: a refusal, not a damaged file
+        raise
     except Exception as exc:
         raise DocumentError("This PDF could not be read; it may be damaged.") from exc
+    return pages, metadata_title
 
+
+def _parse_pdf(data: bytes, filename: str, limits: DocumentLimits = DEFAULT_LIMITS) -> ParsedDocument:
+    pages, metadata_title = _pdf_open(data, limits)
     if not pages:
         raise DocumentError("This PDF could not be read; it may be damaged.")
     raw_pages: list[list[str]] = []
+    chars = 0
     for page in pages:
         try:
             extracted = page.extract_text() or ""
+        except LimitReachedError as exc:
+            raise DocumentRefused(f"Refused: part of this PDF is over a size limit ({exc}).") from exc
+        except MemoryError:
+            raise
         except Exception:  # one broken page must not lose the others
             extracted = ""
+        chars += len(extracted)
+        if chars > limits.max_chars:  # stop extracting at once: the rest would be refused anyway
+            raise _too_long(limits)
         raw_pages.append([_HSPACE_RE.sub(" ", line).strip() for line in _finish(extracted).split("\n")])
 
     cleaned = _strip_running_lines(raw_pages)
@@ -606,18 +720,40 @@ def _parse_pdf(data: bytes, filename: str) -> ParsedDocument:
 # --------------------------------------------------------------------------------------------------
 
 
-def parse_document(data: bytes, filename: str = "", max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDocument:
-    """Parse an uploaded file (type sniffed from the content) into title + markdown-ish text."""
+def _too_long(limits: DocumentLimits) -> DocumentRefused:
+    return DocumentRefused(
+        f"Refused: the document's text is over {limits.max_chars:,} characters, the limit. Split it into "
+        "several documents."
+    )
+
+
+def parse_document(
+    data: bytes,
+    filename: str = "",
+    max_bytes: int | None = None,
+    limits: DocumentLimits = DEFAULT_LIMITS,
+) -> ParsedDocument:
+    """Parse an uploaded file (type sniffed from the content) into title + markdown-ish text.
+
+    Raises DocumentRefused when the file is over one of ``limits`` (checked before parsing where the
+    format declares its size), DocumentError for any other problem the owner can fix."""
+    max_bytes = limits.max_bytes if max_bytes is None else max_bytes
     if len(data) > max_bytes:
         limit = f"{max_bytes / 1_000_000:g} MB" if max_bytes >= 1_000_000 else f"{max_bytes:,} bytes"
         raise DocumentError(f"The file is larger than {limit}.")
     kind = sniff_kind(data, filename)
     if kind == "pdf":
-        return _parse_pdf(data, filename)
-    if kind == "docx":
-        return _parse_docx(data, filename)
-    if kind == "html":
-        return _parse_html(data, filename)
-    if kind == "markdown":
-        return _parse_markdown(data, filename)
-    return _parse_text(data, filename)
+        with apply_configuration(_pdf_config(limits)):
+            parsed = _parse_pdf(data, filename, limits)
+    elif kind == "docx":
+        _check_zip_limits(data, limits)
+        parsed = _parse_docx(data, filename)
+    elif kind == "html":
+        parsed = _parse_html(data, filename)
+    elif kind == "markdown":
+        parsed = _parse_markdown(data, filename)
+    else:
+        parsed = _parse_text(data, filename)
+    if len(parsed.text) > limits.max_chars:
+        raise _too_long(limits)
+    return parsed

@@ -2,6 +2,7 @@
 
 Websocket routes are collected from the apps' ``websocket_urlpatterns`` lists (``xorventa.ws_routes``),
 behind the tenant resolver (which also strips a /t/<slug>/ prefix) and the session/auth middleware.
+HTTP responses get the security headers even when Django's handler answers before its middleware.
 """
 
 import os
@@ -15,6 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
 from apps.tenants.asgi import TenantResolverMiddleware, WebsocketRouter  # noqa: E402
+from apps.tenants.security import SecurityHeadersASGI  # noqa: E402
 from xorventa.ws_routes import websocket_urlpatterns  # noqa: E402
 
 if os.environ.get("XORVENTA_PRELOAD_MODEL", "1") == "1" and os.environ.get("XORVENTA_ASGI_SERVER"):
@@ -26,7 +28,7 @@ if os.environ.get("XORVENTA_PRELOAD_MODEL", "1") == "1" and os.environ.get("XORV
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": SecurityHeadersASGI(django_asgi_app),
         "websocket": TenantResolverMiddleware(AuthMiddlewareStack(WebsocketRouter(websocket_urlpatterns))),
     }
 )

@@ -75,9 +75,10 @@ TENANT_SUBFOLDER_PREFIX = "t"  # path routing: /t/<slug>/...
 AUTH_USER_MODEL = "accounts.User"
 
 MIDDLEWARE = [
+    # Outermost, so that the tenant router's own 404s carry the framing headers too (issue 16).
+    "apps.tenants.security.SecurityHeadersMiddleware",
     "apps.tenants.middleware.TenantRoutingMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "apps.tenants.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

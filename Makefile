@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-slow test-fast lint format bench screenshots dbstop clean
+.PHONY: install run test test-slow test-fast lint check-deploy format bench screenshots dbstop clean
 
 install: $(VENV)/.installed
 
@@ -42,6 +42,20 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	@# mypy's Django plugin imports the settings: give it a development environment (no secret needed).
 	DEBUG=1 $(VENV)/bin/mypy apps xorventa
+	@$(MAKE) --no-print-directory check-deploy
+
+# Django's deployment checks with production settings: DEBUG off, a random secret, real host names,
+# HTTPS-only cookies, HSTS and the SSL redirect. Nothing is inherited from the shell (env -i) and every
+# security setting is named, so a development .env (DEBUG=1) cannot make it pass. Any warning fails.
+check-deploy: install
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	env -i PATH="$$PATH" HOME="$$HOME" LANG=C.UTF-8 XORVENTA_DATA_DIR="$$tmp" \
+	  DEBUG=0 SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(64))')" \
+	  ALLOWED_HOSTS=.xorventa.example,xorventa.example XORVENTA_BASE_DOMAIN=xorventa.example \
+	  XORVENTA_SITE_URL=https://xorventa.example \
+	  CSRF_TRUSTED_ORIGINS=https://xorventa.example,https://*.xorventa.example \
+	  SESSION_COOKIE_SECURE=1 CSRF_COOKIE_SECURE=1 SECURE_SSL_REDIRECT=1 SECURE_HSTS_SECONDS=31536000 \
+	  $(PY) manage.py check --deploy --fail-level WARNING
 
 format: install
 	$(VENV)/bin/ruff format .

@@ -14,3 +14,25 @@ def fresh_rate_window(seconds: int = 60, needed: float = 20.0) -> None:
     left = seconds - (time.time() % seconds)
     if left < needed:
         time.sleep(left + 0.05)
+
+
+def run_queued_tasks() -> int:
+    """Run the tasks waiting in django-q2's ORM queue as a cluster worker would, in this process.
+
+    The cluster's worker takes each signed package off the queue and calls its function with its
+    arguments (django_q.worker.worker); here the same package runs the same function, so a test sees
+    what the worker would do (apps.tenants.tasks.run_for_business entering the business's schema)
+    without starting a cluster. Returns how many tasks ran.
+    """
+    import pydoc
+
+    from django_q.models import OrmQ
+
+    ran = 0
+    for row in OrmQ.objects.order_by("id"):
+        task = row.task
+        row.delete()
+        func = task["func"] if callable(task["func"]) else pydoc.locate(task["func"])
+        func(*task["args"], **task["kwargs"])
+        ran += 1
+    return ran

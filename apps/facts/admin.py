@@ -24,6 +24,7 @@ from django_tenants.utils import get_public_schema_name
 from apps.facts.ingestion import (
     MAX_DEPTH_LIMIT,
     MAX_PAGES_LIMIT,
+    MAX_UPLOAD_BYTES,
     IngestionInputError,
     check_start_url,
     document_upload,
@@ -527,7 +528,7 @@ class IngestionJobAdmin(BusinessAdmin):
             upload = data["upload"]
             job = document_upload(
                 filename=upload.name,
-                data=upload.read(),
+                data=upload.read(MAX_UPLOAD_BYTES + 1),  # enough to refuse an oversized file
                 visibility=data.get("visibility") or "public",
                 actor=actor,
                 background=True,

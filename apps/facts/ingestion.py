@@ -60,7 +60,8 @@ from apps.facts.sources.crawler import (
     normalize_url,
     same_site,
 )
-from apps.facts.sources.documents import DEFAULT_MAX_BYTES, DocumentError, parse_document
+from apps.facts.sources.documents import DEFAULT_MAX_BYTES, DocumentError, DocumentLimits
+from apps.facts.sources.parse_child import parse_in_child
 from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
@@ -743,16 +744,38 @@ def _retire_missing(run: _Run, report: CrawlReport, *, site: str, footer_ref: st
 # Upload
 
 
+def document_limits() -> DocumentLimits:
+    """The configured limits on what reading one uploaded document may cost (issue 16)."""
+    return DocumentLimits(
+        max_bytes=MAX_UPLOAD_BYTES,
+        max_unzipped_bytes=settings.XORVENTA_MAX_UNZIPPED_BYTES,
+        max_zip_entries=settings.XORVENTA_MAX_ZIP_ENTRIES,
+        max_zip_ratio=settings.XORVENTA_MAX_ZIP_RATIO,
+        max_pdf_pages=settings.XORVENTA_MAX_PDF_PAGES,
+        max_pdf_objects=settings.XORVENTA_MAX_PDF_OBJECTS,
+        max_chars=settings.XORVENTA_MAX_SOURCE_CHARS,
+    )
+
+
 def _run_upload(job: IngestionJob, run: _Run) -> tuple[JobStatus, str]:
     name = job.target
     try:
         with job.file.open("rb") as handle:
-            data = handle.read()
+            data = handle.read(MAX_UPLOAD_BYTES + 1)
     except (FileNotFoundError, ValueError, OSError):
         return _upload_failed(run, name, "The uploaded file is missing from storage: upload it again.")
     try:
-        parsed = parse_document(data, name, max_bytes=MAX_UPLOAD_BYTES)
-    except DocumentError as exc:  # the message is written for the owner ("No text found...")
+        # In a child process under a memory and a time limit: a file that gets past the static checks
+        # and still expands beyond them ends the child, not this worker (parse_child.py).
+        parsed = parse_in_child(
+            data,
+            name,
+            limits=document_limits(),
+            memory_mb=settings.XORVENTA_PARSER_MEMORY_MB,
+            timeout=settings.XORVENTA_PARSER_TIMEOUT,
+        )
+    except DocumentError as exc:  # the message is written for the owner ("No text found...", "Refused:")
+        # The job and its stored file are kept: the owner sees why, and nothing of the file is learned.
         return _upload_failed(run, name, str(exc))
     try:
         job = _ingest(

@@ -8,6 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from tests.helpers import run_queued_tasks
 from tests.portal.conftest import seed_conversation, seed_knowledge
 
 
@@ -247,12 +248,14 @@ def test_widget_settings_and_allowed_origins(owner, bakery, in_sunny):
     assert bad_colour.status_code == 400
 
 
-def test_sources_upload_settings_sync_and_retire(owner, in_sunny):
+def test_sources_upload_settings_sync_and_retire(owner, in_sunny, django_capture_on_commit_callbacks):
     from apps.facts.models import IngestionJob, Source, WebsiteSettings
 
     upload = SimpleUploadedFile("menu.txt", b"Our rye bread costs $7. We open at 8 AM on Saturdays.\n")
-    response = owner.post("/t/sunny/sources/upload/", {"file": upload, "visibility": "public"})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner.post("/t/sunny/sources/upload/", {"file": upload, "visibility": "public"})
     assert response.status_code == 302
+    assert run_queued_tasks() == 1  # the upload is read in the worker, never in the web process
     with in_sunny():
         source = Source.objects.get(kind="document", ref="menu.txt")
         assert source.evidence.exists()

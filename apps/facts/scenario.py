@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from apps.facts.models import Disagreement
-from apps.facts.selectors import knowledge_text
+from apps.facts.selectors import RenderedTopic, knowledge_render
 from apps.facts.services import owner_answer_record, source_ingest
 
 
@@ -41,6 +41,11 @@ class ScenarioEvent(BaseModel):
 class ScenarioQuestion(BaseModel):
     ask: str
     on: date | None = None
+    # Earlier visitor turns of the same conversation, asked first: "and on Saturdays?" after an hours
+    # question is only a question in its conversation.
+    after: list[str] = Field(default_factory=list)
+    # The knowledge does not answer it: the right reply says so (passes the question to the owner).
+    unanswerable: bool = False
     require: list[str] = Field(default_factory=list)
     forbid: list[str] = Field(default_factory=list)
 
@@ -103,12 +108,43 @@ def check_text(text: str, question: ScenarioQuestion) -> Check:
     return Check(passed=not missing and not forbidden, text=text, missing=missing, forbidden=forbidden)
 
 
-# A column: (question, the date it is asked on) -> the text to check.
-Column = Callable[[ScenarioQuestion, date], str]
+@dataclass(frozen=True)
+class ColumnText:
+    """What a column shows for one question. `refusal` marks a reply that passed the question to the
+    owner: it is graded as a refusal whatever words it contains (a refusal that quotes related facts
+    must not pass a question it did not answer)."""
+
+    text: str
+    refusal: bool = False
+
+
+REFUSED_AN_ANSWERABLE = "an answer (the reply passed the question to the owner)"
+ANSWERED_AN_UNANSWERABLE = "a refusal (the knowledge does not answer this question)"
+
+
+def check_column(shown: ColumnText, question: ScenarioQuestion) -> Check:
+    check = check_text(shown.text, question)
+    if question.unanswerable and not shown.refusal:
+        return Check(False, shown.text, [*check.missing, ANSWERED_AN_UNANSWERABLE], check.forbidden)
+    if shown.refusal and not question.unanswerable:
+        return Check(False, shown.text, [*check.missing, REFUSED_AN_ANSWERABLE], check.forbidden)
+    return check
+
+
+# A column: (question, the date it is asked on) -> what it shows. Columns that only show knowledge
+# return plain text (never a refusal).
+Column = Callable[[ScenarioQuestion, date], "str | ColumnText"]
+
+
+def fact_lines(topics: Sequence[RenderedTopic]) -> str:
+    """The fact lines of rendered topics, each under its topic's name, without the instruction header
+    the answerer gets ("Anything not listed here was not stated ..."): grading must see only what the
+    business stated, or every pattern for "not" passes on the header."""
+    return "\n".join(f"{t.name}: {f.line}" for t in topics for f in t.facts)
 
 
 def knowledge_column(question: ScenarioQuestion, on: date) -> str:
-    return knowledge_text(on=on)
+    return fact_lines(knowledge_render(on=on))
 
 
 @dataclass
@@ -195,7 +231,10 @@ def scenario_ask(scenario: Scenario, columns: dict[str, Column]) -> ScenarioRepo
         on = question.on or scenario.today
         result = QuestionResult(ask=question.ask, on=on)
         for name, column in columns.items():
-            result.columns[name] = check_text(column(question, on), question)
+            shown = column(question, on)
+            result.columns[name] = check_column(
+                shown if isinstance(shown, ColumnText) else ColumnText(shown), question
+            )
         results.append(result)
     return ScenarioReport(
         name=scenario.name,

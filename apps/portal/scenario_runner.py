@@ -7,18 +7,19 @@ from datetime import date
 
 from django_tenants.utils import tenant_context
 
-from apps.chat.models import Channel
-from apps.chat.services import answer_once, conversation_open
+from apps.chat.models import Channel, Decision, Message
+from apps.chat.services import Turn, answer_once, conversation_open
 from apps.facts.scenario import (
     Column,
+    ColumnText,
     Scenario,
     ScenarioQuestion,
     ScenarioReport,
+    fact_lines,
     knowledge_column,
     scenario_ask,
     scenario_play_events,
 )
-from apps.retrieval.search import retrieve
 from apps.tenants.db import use_public_schema
 from apps.tenants.models import Reseller
 from apps.tenants.services import business_create, business_delete
@@ -26,20 +27,43 @@ from apps.tenants.services import business_create, business_delete
 SYSTEM_RESELLER = "xorventa-system"
 
 
-def context_column(question: ScenarioQuestion, on: date) -> str:
-    """What the answerer actually receives for the question, after retrieval."""
-    return retrieve(question.ask, on=on).context_text()
+class ConversationColumns:
+    """The context and answer columns of one scenario, from one real turn per question: the question is
+    asked through the same service as the widget, in a fresh conversation that first asks the
+    question's earlier turns (`after`), so a follow-up is graded in its conversation."""
+
+    def __init__(self) -> None:
+        self._turns: dict[tuple[int, date], tuple[Turn, Message]] = {}
+
+    def _turn(self, question: ScenarioQuestion, on: date) -> tuple[Turn, Message]:
+        key = (id(question), on)
+        if key not in self._turns:
+            conversation = conversation_open(
+                visitor_id=f"scenario-{secrets.token_hex(6)}", channel=Channel.API
+            )
+            for earlier in question.after:
+                answer_once(conversation_id=conversation.pk, text=earlier, on=on)
+            self._turns[key] = answer_once(conversation_id=conversation.pk, text=question.ask, on=on)
+        return self._turns[key]
+
+    def context(self, question: ScenarioQuestion, on: date) -> str:
+        """What retrieval handed the answerer for the turn (fact lines only)."""
+        turn, _message = self._turn(question, on)
+        return fact_lines(turn.retrieval.context) if turn.retrieval else ""
+
+    def answer(self, question: ScenarioQuestion, on: date) -> ColumnText:
+        """The reply a visitor gets; one that passed the question to the owner is a refusal."""
+        _turn, message = self._turn(question, on)
+        return ColumnText(message.text, refusal=message.decision in REFUSALS)
 
 
-def answer_column(question: ScenarioQuestion, on: date) -> str:
-    """The answer a visitor gets, through the same service as the widget (a fresh conversation)."""
-    conversation = conversation_open(visitor_id=f"scenario-{secrets.token_hex(6)}", channel=Channel.API)
-    _turn, message = answer_once(conversation_id=conversation.pk, text=question.ask, on=on)
-    return message.text
+# The product's own record of a reply that did not answer: passed to the owner, or refused.
+REFUSALS = {Decision.UNKNOWN, Decision.REFUSED}
 
 
 def scenario_columns() -> dict[str, Column]:
-    return {"knowledge": knowledge_column, "context": context_column, "answer": answer_column}
+    conversation = ConversationColumns()
+    return {"knowledge": knowledge_column, "context": conversation.context, "answer": conversation.answer}
 
 
 def scenario_run(scenario: Scenario, *, keep: bool = False) -> ScenarioReport:

@@ -1,0 +1,114 @@
+"""Dates, ranges and weekdays found in varied text and resolved against a base date and zone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.language.analysis import analyse, local_date
+
+D = dt.date
+# A Tuesday.
+BASE = D(2026, 12, 1)
+
+
+def dates(text: str, base: dt.date | dt.datetime = BASE, tz: str | None = None):
+    return analyse(text, base_date=base, tz=tz).dates
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Workshop closed March 3-7 while we refit the bike stands.", D(2027, 3, 3), D(2027, 3, 7)),
+        (
+            "Surgery closed from Dec 24 to Jan 2; emergencies call the hospital.",
+            D(2026, 12, 24),
+            D(2027, 1, 2),
+        ),
+        ("Holiday hours: 24 December - 2 January 2027", D(2026, 12, 24), D(2027, 1, 2)),
+        (
+            "The pool is shut between 10 February and 14 February for cleaning.",
+            D(2027, 2, 10),
+            D(2027, 2, 14),
+        ),
+        ("closed 12/24-12/26 for the holidays", D(2026, 12, 24), D(2026, 12, 26)),
+        ("Lessons paused 3 - 9 August, back on the 10th.", D(2027, 8, 3), D(2027, 8, 9)),
+    ],
+)
+def test_a_range_stays_a_range(text: str, start: dt.date, end: dt.date) -> None:
+    (mention,) = dates(text)
+    assert (mention.kind, mention.start, mention.end) == ("range", start, end)
+    assert mention.covers(start + (end - start) / 2) and not mention.covers(end + dt.timedelta(days=1))
+
+
+def test_an_explicit_year_is_kept_even_in_the_past() -> None:
+    (mention,) = dates("In March 2026 the garage moved to Mill Lane.")
+    assert (mention.kind, mention.start, mention.end, mention.explicit_year) == (
+        "month",
+        D(2026, 3, 1),
+        D(2026, 3, 31),
+        True,
+    )
+    (without_year,) = dates("Our spring service offer runs in March.")
+    assert without_year.start == D(2027, 3, 1) and not without_year.explicit_year
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Are you open next Monday?", D(2026, 12, 7)),
+        ("Can I drop the dog off this Saturday", D(2026, 12, 5)),
+        ("what about tomorrow", D(2026, 12, 2)),
+        ("Do you close early on December 29?", D(2026, 12, 29)),
+        ("may I book a lesson for the 3rd of March?", D(2027, 3, 3)),
+    ],
+)
+def test_the_day_a_question_is_about(text: str, day: dt.date) -> None:
+    assert analyse(text, base_date=BASE).day == day
+
+
+def test_a_month_alone_is_the_whole_month() -> None:
+    (mention,) = dates("Do you run pottery camps in July?")
+    assert (mention.kind, mention.start, mention.end) == ("month", D(2027, 7, 1), D(2027, 7, 31))
+
+
+def test_periods_with_a_modifier_are_the_whole_period() -> None:
+    (weekend,) = dates("open this weekend?")
+    assert (weekend.start, weekend.end) == (D(2026, 12, 5), D(2026, 12, 6))
+    (week,) = dates("we're closed next week for stocktaking")
+    assert (week.start, week.end) == (D(2026, 12, 7), D(2026, 12, 13))
+
+
+def test_relative_dates_resolve_in_the_business_time_zone() -> None:
+    # 23:30 UTC on Tuesday 1 December is already Wednesday morning in Auckland.
+    moment = dt.datetime(2026, 12, 1, 23, 30, tzinfo=dt.UTC)
+    assert local_date(moment, "Pacific/Auckland") == D(2026, 12, 2)
+    assert analyse("Are you open tomorrow?", base_date=moment, tz="Pacific/Auckland").day == D(2026, 12, 3)
+    assert analyse("Are you open tomorrow?", base_date=moment, tz="America/Los_Angeles").day == D(2026, 12, 2)
+    assert analyse("Are you open tomorrow?", base_date=moment, tz="UTC").day == D(2026, 12, 2)
+
+
+def test_recurring_weekdays_are_not_dates() -> None:
+    (plural,) = dates("and on saturdays?")
+    assert plural.recurring and plural.weekdays == (5,) and plural.start is None
+    (span,) = dates("Open Mon-Fri 8:30 to 6")
+    assert span.recurring and span.weekdays == (0, 1, 2, 3, 4)
+    (every,) = dates("Closed every Monday except bank holidays")
+    assert every.recurring and every.weekdays == (0,)
+    assert every.covers(D(2026, 12, 7)) and not every.covers(D(2026, 12, 8))
+    assert analyse("and on saturdays?", base_date=BASE).day is None
+
+
+def test_numbers_and_words_that_are_not_dates() -> None:
+    assert dates("We're open 9-5 and fit 300 customers.") == ()
+    assert dates("May I bring my own shampoo?") == ()
+    assert dates("Join the march through town for charity") == ()
+    assert dates("Large pizzas are 16 inches, 3 for $30.") == ()
+
+
+def test_open_ended_ranges() -> None:
+    (until,) = dates("The café is closed until Jan 5 for repairs.")
+    assert (until.start, until.end) == (None, D(2027, 1, 5))
+    (since,) = dates("New prices from March 1.")
+    assert (since.start, since.end) == (D(2027, 3, 1), None)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
 
 def fresh_rate_window(seconds: int = 60, needed: float = 20.0) -> None:
     """Wait, if need be, until the rate limits' current fixed window has ``needed`` seconds left.
@@ -36,3 +41,20 @@ def run_queued_tasks() -> int:
         func(*task["args"], **task["kwargs"])
         ran += 1
     return ran
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a test's coroutine (websocket sessions, ASGI requests) to the end, then close the database
+    connections its thread-pool calls opened: left open, they keep the test database from being dropped."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    async def wrapped() -> T:
+        try:
+            return await coro
+        finally:
+            await sync_to_async(connections.close_all)()
+
+    return asyncio.run(wrapped())

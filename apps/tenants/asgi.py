@@ -23,7 +23,10 @@ Scope = dict[str, Any]
 
 
 async def _close_unknown(receive: Any, send: Any) -> None:
+    # Accept, then close with 4404: a handshake refused before accept reaches the browser as a bare
+    # HTTP 403 / close 1006 ("server down"), and the widget would keep retrying instead of stopping.
     await receive()  # the websocket.connect event
+    await send({"type": "websocket.accept"})
     await send({"type": "websocket.close", "code": 4404})
 
 

@@ -6,16 +6,14 @@ import asyncio
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.cache import caches
-from django.db import connections
 from django.test import Client
 from django_tenants.utils import tenant_context
 
 from apps.chat.models import Message, WidgetSettings
 from apps.facts.services import owner_fact_add
-from tests.helpers import fresh_rate_window
+from tests.helpers import fresh_rate_window, run_async
 from xorventa.asgi import application
 
 ORIGINS = {"sunny": "https://sunny-bakery.example", "smiles": "https://brightsmiles.example"}
@@ -91,20 +89,10 @@ def _answer(frames: list[dict]) -> list[str]:
     return answers
 
 
-def run(coro):
-    async def wrapped():
-        try:
-            return await coro
-        finally:
-            await sync_to_async(connections.close_all)()
-
-    return asyncio.run(wrapped())
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_streamed_answer_with_sources_over_the_websocket(shops):
     key = shops["sunny"].public_key
-    frames = run(_session(key, ORIGINS["sunny"], "visitor-000001", ["How much is a sourdough loaf?"]))
+    frames = run_async(_session(key, ORIGINS["sunny"], "visitor-000001", ["How much is a sourdough loaf?"]))
     assert frames[0]["type"] == "hello" and frames[0]["business"]["name"] == "Sunny Bakery"
     assert sum(1 for f in frames if f["type"] == "delta") >= 2  # streamed, not one block
     end = next(f for f in frames if f["type"] == "end")
@@ -122,9 +110,9 @@ def test_a_streamed_answer_with_sources_over_the_websocket(shops):
 
 @pytest.mark.django_db(transaction=True)
 def test_origin_not_allowed_is_closed_and_unknown_key_is_closed(shops):
-    closed = run(_session(shops["sunny"].public_key, "https://evil.example", "visitor-000002", []))
+    closed = run_async(_session(shops["sunny"].public_key, "https://evil.example", "visitor-000002", []))
     assert closed == [{"type": "closed", "code": 4403}]
-    unknown = run(_session("pk_nope", ORIGINS["sunny"], "visitor-000003", []))
+    unknown = run_async(_session("pk_nope", ORIGINS["sunny"], "visitor-000003", []))
     assert unknown == [{"type": "closed", "code": 4404}]
 
 
@@ -146,7 +134,7 @@ def test_fifty_concurrent_sessions_across_two_businesses_never_cross(shops):
             )
         return await asyncio.gather(*tasks)
 
-    results = run(all_sessions())
+    results = run_async(all_sessions())
     errors = [f for frames in results for f in frames if f["type"] in ("error", "closed")]
     assert errors == []
     wrong = 0
@@ -162,12 +150,12 @@ def test_fifty_concurrent_sessions_across_two_businesses_never_cross(shops):
 @pytest.mark.django_db(transaction=True)
 def test_small_talk_is_gated_and_oversized_or_flooding_messages_are_refused(shops, settings):
     key = shops["sunny"].public_key
-    frames = run(_session(key, ORIGINS["sunny"], "visitor-000004", ["hi!", "x" * 5000]))
+    frames = run_async(_session(key, ORIGINS["sunny"], "visitor-000004", ["hi!", "x" * 5000]))
     end = next(f for f in frames if f["type"] == "end")
     assert end["decision"] == "gate"
     assert any(f["type"] == "error" and f["code"] == "too_long" for f in frames)
     fresh_rate_window()
-    flood = run(_session(key, ORIGINS["sunny"], "visitor-000005", ["When are you open?"] * 25))
+    flood = run_async(_session(key, ORIGINS["sunny"], "visitor-000005", ["When are you open?"] * 25))
     assert any(f["type"] == "error" and f["code"] == "rate_limited" for f in flood)
     with tenant_context(shops["sunny"]):  # refused messages were never stored nor answered
         assert Message.objects.filter(role="visitor").count() == 1 + 20

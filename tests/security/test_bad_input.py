@@ -8,32 +8,22 @@ was wrong, the connection must stay usable, and nothing may be stored for the re
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.core.cache import caches
-from django.db import connections
 from django.test import Client
 from django_tenants.utils import tenant_context
 
 from apps.chat.models import Message, WidgetSettings
 from apps.facts.services import owner_fact_add
 from apps.gaps.models import GapAsk
+from tests.helpers import run_async
 from xorventa.asgi import application
 
 ORIGIN = "https://sunny-bakery.example"
 DEEP = "[" * 1000 + "]" * 1000  # 1,000 levels: Python's json raises RecursionError on it
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limits():
-    caches["global"].clear()
-    yield
-    caches["global"].clear()
 
 
 @pytest.fixture
@@ -43,16 +33,6 @@ def sunny(make_business):
         WidgetSettings.objects.create(allowed_origins=[ORIGIN])
         owner_fact_add(topic="Sourdough", statement="A sourdough loaf is $8.50.")
     return business
-
-
-def run(coro):
-    async def wrapped():
-        try:
-            return await coro
-        finally:
-            await sync_to_async(connections.close_all)()
-
-    return asyncio.run(wrapped())
 
 
 async def _open(path: str, host: str = "localhost") -> tuple[WebsocketCommunicator, dict[str, Any]]:
@@ -108,7 +88,7 @@ def test_websocket_path_routing_reaches_the_chat_as_the_docs_promise(sunny, make
         return results
 
     assert other.slug == "smiles"
-    results = run(scenario())
+    results = run_async(scenario())
     for name in ("path", "path-upper", "host"):
         assert results[name]["type"] == "hello", (name, results[name])
         assert results[name]["business"]["name"] == "Sunny Bakery"
@@ -151,7 +131,7 @@ def test_malformed_frames_get_bad_request_and_the_socket_stays_usable(sunny):
         await communicator.disconnect()
         return replies, answer
 
-    replies, answer = run(scenario())
+    replies, answer = run_async(scenario())
     for frame, reply in zip(bad_frames, replies, strict=True):
         assert reply["type"] == "error" and reply["code"] == "bad_request", (frame, reply)
         assert reply["message"] and "went wrong" not in reply["message"], reply
@@ -204,7 +184,7 @@ def test_nul_surrogates_and_huge_fields_are_refused_naming_the_field_and_nothing
         await communicator.disconnect()
         return asked, replies, saved
 
-    asked, replies, saved = run(scenario())
+    asked, replies, saved = run_async(scenario())
     assert asked[-1]["type"] == "end" and asked[-1]["decision"] == "unknown", asked[-1]
     for (kind, name), reply in replies.items():
         if (kind, name) == ("message", "huge"):  # the protocol's own code for an over-long question

@@ -4,14 +4,11 @@ ASGI handler's own 400 for a request Django cannot even build."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
-from django.db import connections
 from django.test import Client
 
+from tests.helpers import run_async
 from xorventa.asgi import application
 
 HEADERS = {
@@ -63,10 +60,7 @@ def test_the_asgi_application_adds_the_headers_to_responses_django_makes_before_
     async def request(host: str, path: str, query: bytes = b"") -> dict:
         communicator = HttpCommunicator(application, "GET", path, headers=[(b"host", host.encode())])
         communicator.scope["query_string"] = query
-        try:
-            return await communicator.get_response(timeout=30)
-        finally:
-            await sync_to_async(connections.close_all)()
+        return await communicator.get_response(timeout=30)
 
     cases = [
         # A query string that is not UTF-8: Django's ASGI handler answers 400 before any middleware.
@@ -76,7 +70,7 @@ def test_the_asgi_application_adds_the_headers_to_responses_django_makes_before_
         ("localhost", "/healthz", b"", 200),
     ]
     for host, path, query, status in cases:
-        response = asyncio.run(request(host, path, query))
+        response = run_async(request(host, path, query))
         assert response["status"] == status, (host, path, query, response["status"])
         headers = {k.decode(): v.decode() for k, v in response["headers"]}
         assert _missing(headers) == {}, (host, path, query)

@@ -63,3 +63,11 @@ def test_phone_numbers_with_a_default_region() -> None:
     (phone,) = find_phones(national, region="GB")
     assert (phone.text, phone.e164) == ("020 7946 0958", "+442079460958")
     assert analyse("Open 9-5, 300 covers, $12.50 mains", base_date=dt.date(2026, 12, 1)).phones == ()
+
+
+def test_the_default_region_comes_from_settings(settings) -> None:
+    national = "Ring the workshop on 020 7946 0958 before noon."
+    settings.XORVENTA_PHONE_REGION = "GB"
+    assert [p.e164 for p in find_phones(national)] == ["+442079460958"]
+    settings.XORVENTA_PHONE_REGION = "US"
+    assert find_phones(national) == ()

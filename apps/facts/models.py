@@ -145,6 +145,10 @@ class Fact(models.Model):
     question = models.TextField(blank=True, help_text="The question an owner answered, when it came from one")
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC)
     replaces = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="replaced_by")
+    # Set when the rules filed this fact under a live subject that names its own by meaning
+    # (apps.facts.subjects): {topic, aspect, fact, similarity, method, own_topic, own_aspect, reason}.
+    # The owner can split it back into its own subject (services.fact_subject_split).
+    matched_subject = models.JSONField(default=dict, blank=True)
     status = models.CharField(
         max_length=10, choices=FactStatus.choices, default=FactStatus.LIVE, db_index=True
     )

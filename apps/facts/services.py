@@ -33,7 +33,7 @@ from apps.facts.extraction.base import (
     get_extractor,
     topic_key,
 )
-from apps.facts.extraction.guard import UNTRUSTED_KINDS, looks_like_instructions
+from apps.facts.extraction.guard import UNTRUSTED_KINDS, host_of, screen_parts
 from apps.facts.extraction.parts import Part, normalise, split_parts
 from apps.facts.lexical import overlap
 from apps.facts.models import (
@@ -53,8 +53,10 @@ from apps.facts.models import (
     Topic,
     VersionOutcome,
     Visibility,
+    WebsiteSettings,
 )
 from apps.facts.signals import announce_topics_changed
+from apps.facts.subjects import compare_many, similarity_provider
 from apps.tenants.db import current_business_name
 
 logger = logging.getLogger(__name__)
@@ -95,8 +97,16 @@ def _value_key(value: str | None) -> str:
     return " ".join((value or "").lower().replace(",", "").split()).rstrip(".")
 
 
+def _topic_name(name: str) -> str:
+    return " ".join(name.split())[:120] or "General"
+
+
+def _topic_find(name: str) -> Topic | None:
+    return Topic.objects.filter(key=topic_key(_topic_name(name))).first()
+
+
 def topic_get_or_create(name: str) -> Topic:
-    name = " ".join(name.split())[:120] or "General"
+    name = _topic_name(name)
     key = topic_key(name)
     topic = Topic.objects.filter(key=key).first()
     if topic is None:
@@ -219,11 +229,114 @@ def _add_evidence(fact: Fact, run: _Run) -> None:
     )
 
 
+#: Aspects longer than this are whole statements (a candidate with no aspect of its own), not names:
+#: they are only ever the same subject by key.
+_MAX_ASPECT_NAME_WORDS = 5
+
+
+def _subject_label(topic: str, aspect: str) -> str:
+    return f"{topic} · {aspect}" if aspect else topic
+
+
+def _meaning_subject(topic_name: str, aspect: str, run: _Run) -> tuple[list[Fact], dict[str, object]] | None:
+    """The live facts on a subject that names the candidate's by meaning, and the record of the match.
+
+    Compared with every live subject of the business (topic names, then the aspects on each matching
+    topic) by apps.facts.subjects. A subject the candidate's own source states is never a match: a
+    source that names two things separately means two things ("Cleaning $95. Deep cleaning $200.").
+    """
+    live = list(
+        Fact.objects.filter(status=FactStatus.LIVE)
+        .exclude(evidence__source=run.source, evidence__withdrawn_at__isnull=True)
+        .select_related("topic")
+        .only("id", "aspect", "topic__id", "topic__name", "topic__key")
+    )
+    if not live:
+        return None
+    own_key = topic_key(topic_name)
+    topics = {f.topic.name: f.topic for f in live}
+    names = [n for n, t in topics.items() if t.key != own_key]
+    by_topic: dict[str, tuple[float | None, str, str]] = {
+        n: (1.0, "key", "the same name") for n, t in topics.items() if t.key == own_key
+    }
+    for name, found in zip(names, compare_many(topic_name, names), strict=True):
+        if found.same:
+            by_topic[name] = (found.similarity, found.method, found.reason)
+    best: tuple[float, list[Fact], dict[str, object]] | None = None
+    for name, (topic_sim, topic_method, topic_reason) in by_topic.items():
+        on_topic = [f for f in live if f.topic.name == name]
+        aspects = list(dict.fromkeys(f.aspect for f in on_topic))
+        matched: dict[str, tuple[float | None, str]] = {}
+        if aspect in aspects:
+            matched[aspect] = (1.0, "key")
+        elif len(aspect.split()) <= _MAX_ASPECT_NAME_WORDS:
+            # Aspects are by head nouns only ("prices" / "price", "hours: sunday" / "sunday hours"):
+            # they are one- or two-word attribute names, where the embedding cannot tell attributes
+            # apart (an address merged with a phone number in tests/facts/test_ingestion.py).
+            short = [a for a in aspects if len(a.split()) <= _MAX_ASPECT_NAME_WORDS]
+            for other, found in zip(short, compare_many(aspect, short, use_provider=False), strict=True):
+                if found.same:
+                    matched[other] = (found.similarity, found.method)
+        for other, (aspect_sim, aspect_method) in matched.items():
+            if topic_method == "key" and aspect_method == "key":
+                continue  # the exact subject: the caller found it already, or it is this source's
+            # The match's similarity is its weakest matched part's (None: matched without a provider).
+            parts = [(topic_sim, topic_method), (aspect_sim, aspect_method)]
+            sims = [sim for sim, how in parts if how != "key"]
+            similarity = None if None in sims else min(sims)  # type: ignore[type-var]
+            score = 1.0 if similarity is None else similarity
+            if best is not None and score <= best[0]:
+                continue
+            facts = [f for f in on_topic if f.aspect == other]
+            method = topic_method if topic_method != "key" else aspect_method
+            provider = similarity_provider()
+            best = (
+                score,
+                facts,
+                {
+                    "topic": name,
+                    "aspect": other,
+                    "fact": facts[0].pk,
+                    "similarity": None if similarity is None else round(similarity, 4),
+                    "topic_similarity": None if topic_sim is None else round(topic_sim, 4),
+                    "aspect_similarity": None if aspect_sim is None else round(aspect_sim, 4),
+                    "method": method,
+                    "provider": provider.name if provider is not None else "",
+                    "own_topic": topic_name,
+                    "own_aspect": aspect,
+                    "reason": topic_reason if topic_method != "key" else f"aspect {aspect_method}",
+                },
+            )
+    if best is None:
+        return None
+    return best[1], best[2]
+
+
+def _merge_note(match: dict[str, object] | None) -> str:
+    if not match:
+        return ""
+    similarity = match.get("similarity")
+    how = f"similarity {similarity:.2f}" if isinstance(similarity, float) else str(match.get("method"))
+    own = _subject_label(str(match["own_topic"]), str(match["own_aspect"]))
+    return f' Named "{own}"; treated as the same subject as "{_subject_label(str(match["topic"]), str(match["aspect"]))}" ({how}).'
+
+
 def _apply_candidate(cand: Candidate, run: _Run) -> None:
-    topic = topic_get_or_create(cand.topic)
     aspect = aspect_key(cand.aspect) or aspect_key(cand.statement)
+    topic = _topic_find(cand.topic)
+    same_subject = (
+        list(Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE)) if topic else []
+    )
+    match: dict[str, object] | None = None
+    if not same_subject:
+        # No live fact under the exact names: a live subject may name the same thing differently.
+        found = _meaning_subject(_topic_name(cand.topic), aspect, run)
+        if found is not None:
+            same_subject, match = found
+            topic, aspect = same_subject[0].topic, same_subject[0].aspect
+    if topic is None:
+        topic = topic_get_or_create(cand.topic)
     run.result.touched_topics.add(topic.pk)
-    same_subject = list(Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE))
     named = [int(i) for i in getattr(cand, "replaces", []) or [] if str(i).isdigit()]
     if named:  # a language-model extractor may name what it replaces; the rules still decide
         same_subject += list(
@@ -242,7 +355,7 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
                 _event(
                     fact,
                     EventKind.CONFIRMED,
-                    f"Also stated by {_describe(run.source)}.",
+                    f"Also stated by {_describe(run.source)}.{_merge_note(match)}",
                     at=run.at,
                     version=run.version,
                 )
@@ -258,7 +371,7 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
     stronger = [f for f in conflicts if _authority(f) > run.rank]
     if stronger:
         owner_fact = max(stronger, key=_authority)
-        _record_disagreement(owner_fact, cand, run)
+        _record_disagreement(owner_fact, cand, run, match=match)
         return
 
     newer = [f for f in conflicts if f.learned_at > run.at]
@@ -274,12 +387,13 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
         origin=run.version,
         question=run.question,
         visibility=run.source.visibility,
+        matched_subject=match or {},
     )
     _add_evidence(fact, run)
     _event(
         fact,
         EventKind.CREATED,
-        f"Learned from {_describe(run.source)}.",
+        f"Learned from {_describe(run.source)}.{_merge_note(match)}",
         at=run.at,
         version=run.version,
         actor=run.actor,
@@ -308,7 +422,9 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
         run.result.retired.append(old)
 
 
-def _record_disagreement(owner_fact: Fact, cand: Candidate, run: _Run) -> None:
+def _record_disagreement(
+    owner_fact: Fact, cand: Candidate, run: _Run, *, match: dict[str, object] | None = None
+) -> None:
     statement = normalise(cand.statement)
     exists = Disagreement.objects.filter(
         fact=owner_fact, source=run.source, statement=statement, status=DisagreementStatus.OPEN
@@ -320,14 +436,14 @@ def _record_disagreement(owner_fact: Fact, cand: Candidate, run: _Run) -> None:
         source=run.source,
         version=run.version,
         part=run.part,
-        candidate=cand.model_dump(mode="json"),
+        candidate={**cand.model_dump(mode="json"), **({"matched_subject": match} if match else {})},
         statement=statement,
         created_at=run.at,
     )
     _event(
         owner_fact,
         EventKind.DISAGREEMENT,
-        f'{_describe(run.source).capitalize()} says otherwise: "{statement}" (not applied).',
+        f'{_describe(run.source).capitalize()} says otherwise: "{statement}" (not applied).{_merge_note(match)}',
         at=run.at,
         version=run.version,
     )
@@ -433,6 +549,7 @@ def source_ingest(
     removed = [p for h, p in present.items() if h not in incoming]
 
     business_name = current_business_name()
+    refused = screen_parts(parts, own_hosts=_own_hosts(source)) if kind in UNTRUSTED_KINDS else {}
     existing_topics = list(Topic.objects.values_list("name", flat=True))
     run = _Run(
         source=source,
@@ -448,9 +565,10 @@ def source_ingest(
         stored = SourcePart.objects.create(
             source=source, hash=part.hash, text=part.text, heading=part.heading[:500], added_in=version
         )
-        # Text in a page or document addressed to an AI (indirect prompt injection) is not knowledge: it
-        # is never extracted. The part row is kept so an unchanged source does not offer it again.
-        reason = looks_like_instructions(part.text) if kind in UNTRUSTED_KINDS else None
+        # Text in a page or document addressed to an AI (indirect prompt injection), or linking to a site
+        # that is not the business's own, is not knowledge: it is never extracted. The part row is kept so
+        # an unchanged source does not offer it again.
+        reason = refused.get(part.hash)
         if reason:
             result.skipped_parts.append({"text": part.text[:200], "reason": reason})
             continue
@@ -496,6 +614,13 @@ def source_ingest(
     source.save()
     announce_topics_changed(result.touched_topics)
     return result
+
+
+def _own_hosts(source: Source) -> set[str]:
+    """The business's own sites: its saved website's host and, for a crawled page, the page's host."""
+    website = WebsiteSettings.objects.filter(pk=1).values_list("start_url", flat=True).first() or ""
+    refs = [website, source.ref if source.kind == SourceKind.WEBSITE else ""]
+    return {host for host in (host_of(ref) for ref in refs if ref) if host}
 
 
 def owner_answer_record(
@@ -678,6 +803,81 @@ def fact_restore(*, fact: Fact, reason: str = "", actor: str = "") -> Fact:
 
 
 @transaction.atomic
+def fact_subject_split(*, fact: Fact, reason: str, actor: str = "") -> Fact:
+    """Undo a merge by meaning: the fact was filed under a live subject that names its own
+    (``matched_subject``); the owner says they are two things. Its statement becomes a live fact under
+    its own topic and aspect, the merged fact is retired, and the facts the merge had retired are live
+    again. Returns the new fact. Nothing is deleted: both facts keep their history, which says why."""
+    now = timezone.now()
+    fact = Fact.objects.select_for_update().select_related("topic").get(pk=fact.pk)
+    match = fact.matched_subject or {}
+    if not match.get("own_topic"):
+        raise KnowledgeInputError("This fact was not matched to another subject: there is nothing to split.")
+    if fact.status != FactStatus.LIVE:
+        raise KnowledgeInputError("This fact is already retired.")
+    why = reason.strip()
+    if not why:
+        raise KnowledgeInputError("Say why these are two different things.")
+    own = _subject_label(str(match["own_topic"]), str(match.get("own_aspect") or ""))
+    merged = _subject_label(fact.topic.name, fact.aspect)
+    topic = topic_get_or_create(str(match["own_topic"]))
+    split = Fact.objects.create(
+        topic=topic,
+        aspect=aspect_key(str(match.get("own_aspect") or "")) or fact.aspect,
+        statement=fact.statement,
+        value=fact.value,
+        learned_at=fact.learned_at,
+        valid_from=fact.valid_from,
+        valid_to=fact.valid_to,
+        source_kind=fact.source_kind,
+        origin=fact.origin,
+        question=fact.question,
+        visibility=fact.visibility,
+    )
+    for evidence in Evidence.objects.filter(fact=fact, withdrawn_at__isnull=True):
+        Evidence.objects.create(
+            fact=split,
+            source=evidence.source,
+            version=evidence.version,
+            part=evidence.part,
+            kind=evidence.kind,
+            added_at=now,
+        )
+    _event(
+        split,
+        EventKind.CREATED,
+        f'Split by the owner from "{merged}": "{own}" is its own subject. {why}',
+        at=now,
+        related=fact,
+        actor=actor,
+    )
+    split.replaces.add(fact)
+    _retire(
+        fact,
+        f'Split by the owner: "{own}" is not the same subject as "{merged}". {why}',
+        run_at=now,
+        by=split,
+        actor=actor,
+    )
+    for old in Fact.objects.filter(retired_by=fact, status=FactStatus.RETIRED):
+        old.status = FactStatus.LIVE
+        old.retired_at = None
+        old.retired_reason = ""
+        old.retired_by = None
+        old.save(update_fields=["status", "retired_at", "retired_reason", "retired_by"])
+        _event(
+            old,
+            EventKind.RESTORED,
+            f'The owner split "{own}" from "{merged}": what replaced this fact was about another subject. {why}',
+            at=now,
+            related=split,
+            actor=actor,
+        )
+    announce_topics_changed({fact.topic_id, topic.pk})
+    return split
+
+
+@transaction.atomic
 def disagreement_resolve(*, disagreement: Disagreement, accept: bool, actor: str = "") -> Disagreement:
     """Accept (the source's value replaces the owner's fact) or dismiss (the owner's value stands)."""
     now = timezone.now()
@@ -744,6 +944,7 @@ __all__ = [
     "disagreement_resolve",
     "fact_restore",
     "fact_retire",
+    "fact_subject_split",
     "owner_answer_record",
     "owner_fact_add",
     "source_ingest",

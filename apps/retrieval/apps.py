@@ -12,3 +12,8 @@ class RetrievalConfig(AppConfig):
         from apps.retrieval.receivers import reindex_changed_topics
 
         topics_changed.connect(reindex_changed_topics, dispatch_uid="retrieval-reindex")
+        # Facts compares subject names by meaning through a provider it defines; the embedding model
+        # is retrieval's, so retrieval registers it (it loads on the first comparison).
+        from apps.retrieval.subject_similarity import register
+
+        register()

@@ -1,0 +1,313 @@
+"""Whether two subject names (topics, or aspects) name the same thing: by meaning, not by key.
+
+The rules (apps.facts.services) treat a candidate as being about the same subject as a live fact
+when their topic and aspect keys are equal. Sources name one thing in several ways ("gift vouchers"
+and "gift cards", "cleaning" and "routine cleaning", "exam" and "check-up"), and a key compares
+spellings. This module compares two names with two signals:
+
+- **Head nouns** (lemmatised, from the spaCy parse of apps.language): the head and the words that
+  qualify it. Equal heads and equal qualifiers are the same subject ("brake pads" / "brake pad",
+  "kids' haircuts" / "kid haircut"). A qualifier only one side has, or two different qualifiers,
+  name a *variant* and keep the two apart ("small pizza" / "large pizza", "car parking" / "bike
+  parking", "hours sunday" / "hours saturday", "30-minute massage" / "60-minute massage"): a
+  variant is exactly what a qualifier is for, and the embedding cannot see that (MiniLM puts
+  "small pizza" and "large pizza" at 0.87, above "gift vouchers" / "gift cards" at 0.72).
+- **Meaning** (a text-similarity provider, the embedding model in the process): two names whose
+  heads differ ("voucher" / "card") are the same subject when their similarity reaches the
+  provider's calibrated threshold and their qualifiers do not mark a variant.
+
+Layering: facts sits below retrieval, which owns the embedding model. Facts only defines the
+provider's shape (``SimilarityProvider``) and where it is registered (``set_similarity``); retrieval
+registers its provider when the app is ready. With no provider (a unit test of facts alone, a
+process without retrieval) names are compared by head nouns only: synonyms with different heads are
+then not matched.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from apps.facts.extraction.base import singular
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Phrase",
+    "SimilarityProvider",
+    "SubjectMatch",
+    "analyse",
+    "compare",
+    "compare_many",
+    "set_similarity",
+    "similarity_provider",
+]
+
+#: Qualifiers that name the *default* kind of a thing rather than a variant of it ("a routine
+#: cleaning" is the cleaning; "a deep cleaning" is another service). A closed class of English
+#: adjectives, kept as data (subject_default_qualifiers.txt) beside this module.
+_DEFAULTS_FILE = Path(__file__).with_name("data") / "subject_default_qualifiers.txt"
+DEFAULT_QUALIFIERS = frozenset(
+    w.strip().lower()
+    for w in _DEFAULTS_FILE.read_text(encoding="utf-8").splitlines()
+    if w.strip() and not w.startswith("#")
+)
+
+#: Parts of speech that carry no content in a name (spaCy's universal tags).
+_FUNCTION_POS = frozenset({"DET", "ADP", "PRON", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX", "SYM", "SPACE"})
+_NOUN_POS = frozenset({"NOUN", "PROPN"})
+#: A name is parsed as the object of a determiner: alone, "cleaning" is tagged a verb and "quote" an
+#: interjection; after "the" the tagger reads them as the nouns a name is made of.
+_CARRIER = "the "
+
+
+# ----------------------------------------------------------------------------------------------
+# The provider of text similarity (registered by a higher layer)
+
+
+class SimilarityProvider(Protocol):
+    """Cosine-like similarity of one short text to several others, and the thresholds calibrated
+    for this provider's scale (bench/subjects.py): ``threshold`` for names with different heads,
+    ``qualifier_threshold`` for one head qualified on one side only ("whitening" / "teeth whitening")."""
+
+    name: str
+    threshold: float
+    qualifier_threshold: float
+
+    def similarities(self, text: str, others: Sequence[str]) -> list[float]: ...
+
+
+_provider: SimilarityProvider | None = None
+
+
+def set_similarity(provider: SimilarityProvider | None) -> SimilarityProvider | None:
+    """Register the process's similarity provider (None: head nouns only); returns the previous."""
+    global _provider
+    previous, _provider = _provider, provider
+    return previous
+
+
+def similarity_provider() -> SimilarityProvider | None:
+    return _provider
+
+
+# ----------------------------------------------------------------------------------------------
+# Head nouns
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A subject name as the matcher sees it."""
+
+    text: str
+    head: str  # lemma of the head noun ("" when the name has no content word)
+    qualifiers: frozenset[str]  # lemmas of the other content words, default qualifiers dropped
+    numbers: frozenset[str]  # numbers in the name ("12" of "12-inch pizza")
+
+
+def _units(text: str) -> list[tuple[list[str], str, bool, bool]]:
+    """(lemmas, part of speech, is the parse's root, is a number) per word of a name, hyphenated
+    compounds joined into one word ("check-up", "30-minute", "e-bikes"): spaCy splits them, and
+    their parts alone are not the name's words."""
+    groups: list[list[tuple[str, str, str, str]]] = []
+    for tok in _tokens(text):
+        prev = groups[-1][-1] if groups else None
+        if prev is not None and not prev[3] and (tok[0] == "-" or prev[0] == "-"):
+            groups[-1].append(tok)
+        else:
+            groups.append([tok])
+    out: list[tuple[list[str], str, bool, bool]] = []
+    for group in groups:
+        pieces = [t for t in group if t[0] != "-"]
+        if not pieces:
+            continue
+        number = any(t[1] == "NUM" or any(ch.isdigit() for ch in t[0]) for t in pieces)
+        pos = "NOUN" if len(pieces) > 1 else pieces[0][1]
+        out.append(([t[0] for t in pieces], pos, any(t[2] == "ROOT" for t in group), number))
+    return out
+
+
+def analyse(text: str) -> Phrase:
+    """The head noun and qualifiers of a subject name."""
+    cached = _phrases.get(text)
+    if cached is not None:
+        return cached
+    words = [u for u in _units(text) if u[1] not in _FUNCTION_POS]
+    if not words:
+        phrase = Phrase(text=text, head="", qualifiers=frozenset(), numbers=frozenset())
+    else:
+        # The head: the parse's root unless it is an adjective or adverb ("hours" of "hours sunday",
+        # "cut" of "cut & style", "insurance" of "insurance: cigna"), else the last word: English
+        # compounds end in their head ("gift vouchers"; "small tattoo", where the root is "small").
+        roots = [i for i, u in enumerate(words) if u[2] and u[1] not in ("ADJ", "ADV")]
+        at = roots[0] if roots else len(words) - 1
+        lemmas = list(words[at][0])
+        if words[at][1] not in _NOUN_POS:  # a name's head is a noun whatever the tagger says ("cleanings")
+            lemmas[-1] = _noun_lemma(lemmas[-1])
+        head = "-".join(lemmas)
+        # Qualifiers word by word, hyphenated or not ("deep-tissue" and "deep tissue" are one
+        # qualifier); default qualifiers name no variant and are dropped.
+        pieces = {p for i, u in enumerate(words) if i != at for p in u[0]}
+        phrase = Phrase(
+            text=text,
+            head=head,
+            qualifiers=frozenset(pieces - DEFAULT_QUALIFIERS),
+            numbers=frozenset("-".join(u[0]) for u in words if u[3]),
+        )
+    _phrases.put(text, phrase)
+    return phrase
+
+
+def _noun_lemma(word: str) -> str:
+    from lemminflect import getLemma
+
+    found = getLemma(word, upos="NOUN")
+    return found[0].lower() if found else word
+
+
+def _spacy_tokens(text: str) -> list[tuple[str, str, str, str]]:
+    from apps.language.pipeline import parse
+
+    # Names are parsed in lower case: topics are title-cased ("Gift Cards"), which the tagger reads as
+    # proper nouns and does not lemmatise. Only nouns take their lemma ("teeth" -> "tooth"); a lone
+    # "cleaning" is tagged a verb, whose lemma "clean" would no longer be the noun's.
+    return [
+        (t.lemma_.lower() if t.pos_ in _NOUN_POS else t.lower_, t.pos_, t.dep_, t.whitespace_)
+        for t in parse(_CARRIER + text.lower())[1:]
+    ]
+
+
+def _plain_tokens(text: str) -> list[tuple[str, str, str, str]]:
+    """Used only when the language layer cannot load: words, a crude singular, every word a noun."""
+    import re
+
+    words = re.findall(r"[\w']+|-", text.lower())
+    return [(singular(w.strip("'")), "NOUN" if w != "-" else "PUNCT", "", " ") for w in words]
+
+
+def _tokens(text: str) -> list[tuple[str, str, str, str]]:
+    """(lemma, part of speech, dependency, trailing space) of each token: the one place that
+    switches between the language layer and the fallback."""
+    global _tokeniser
+    try:
+        return _tokeniser(text)
+    except Exception as exc:  # the language layer is missing or its model refused to load
+        if _tokeniser is _plain_tokens:
+            raise
+        logger.warning("subject names compared without the spaCy parse: %s", exc)
+        _tokeniser = _plain_tokens
+        return _tokeniser(text)
+
+
+_tokeniser: Callable[[str], list[tuple[str, str, str, str]]] = _spacy_tokens
+
+
+class _Recent:
+    """A small thread-safe LRU of analysed names (a business's subjects are compared again on every
+    candidate that has no exact match)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[str, Phrase] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> Phrase | None:
+        with self.lock:
+            found = self.items.get(key)
+            if found is not None:
+                self.items.move_to_end(key)
+            return found
+
+    def put(self, key: str, value: Phrase) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+_phrases = _Recent(8192)
+
+
+# ----------------------------------------------------------------------------------------------
+# The decision
+
+
+@dataclass(frozen=True)
+class SubjectMatch:
+    same: bool
+    similarity: float | None  # the provider's similarity (None without a provider)
+    method: str  # "head-noun" | "embedding" | "variant" | "different"
+    reason: str
+
+
+def _variant(a: Phrase, b: Phrase) -> str:
+    """Why the qualifiers of two names mark two variants of a thing ('' when they do not)."""
+    if a.numbers != b.numbers:
+        return "different numbers"
+    only_a, only_b = a.qualifiers - b.qualifiers, b.qualifiers - a.qualifiers
+    if only_a and only_b:
+        return f"different qualifiers ({', '.join(sorted(only_a))} / {', '.join(sorted(only_b))})"
+    return ""
+
+
+def decide(
+    a: Phrase,
+    b: Phrase,
+    similarity: float | None,
+    threshold: float | None,
+    head_similarity: float | None = None,
+    qualifier_threshold: float | None = None,
+) -> SubjectMatch:
+    """Same subject or not, for two analysed names, their similarity and their heads' similarity
+    (None: no provider)."""
+    if not a.head or not b.head:
+        return SubjectMatch(False, similarity, "different", "a name without a content word")
+    variant = _variant(a, b)
+    if variant:
+        return SubjectMatch(False, similarity, "variant", variant)
+    if a.head == b.head and a.qualifiers == b.qualifiers:
+        return SubjectMatch(True, similarity, "head-noun", f"the same head noun ({a.head})")
+    if similarity is None or threshold is None:
+        return SubjectMatch(False, similarity, "different", "different names and no similarity provider")
+    if a.head == b.head:  # one name qualifies the head, the other does not ("whitening" / "teeth whitening")
+        extra = ", ".join(sorted(a.qualifiers ^ b.qualifiers))
+        if similarity >= (threshold if qualifier_threshold is None else qualifier_threshold):
+            return SubjectMatch(
+                True, similarity, "embedding", f"the same head noun, similar in meaning ({extra})"
+            )
+        return SubjectMatch(False, similarity, "variant", f"a qualifier only one names ({extra})")
+    # Different heads ("vouchers" / "cards"): a qualifier both share ("gift") raises the names'
+    # similarity without saying anything about the heads, so the heads' own similarity counts half.
+    score = similarity if head_similarity is None else (similarity + head_similarity) / 2
+    if score >= threshold:
+        return SubjectMatch(True, score, "embedding", f"similar in meaning ({score:.2f})")
+    return SubjectMatch(False, score, "different", f"different head nouns ({a.head} / {b.head})")
+
+
+def compare_many(
+    text: str, others: Sequence[str], *, provider: SimilarityProvider | None = None, use_provider: bool = True
+) -> list[SubjectMatch]:
+    """Compare one name with several (two calls to the provider for all of them)."""
+    if not others:
+        return []
+    provider = (provider or _provider) if use_provider else None
+    a = analyse(" ".join(text.split()))
+    bs = [analyse(" ".join(o.split())) for o in others]
+    sims: list[float | None] = [None] * len(others)
+    heads: list[float | None] = [None] * len(others)
+    if provider is not None:
+        sims = list(provider.similarities(text.lower(), [o.lower() for o in others]))
+        if a.head:
+            heads = list(provider.similarities(a.head, [b.head or a.head for b in bs]))
+    threshold = provider.threshold if provider is not None else None
+    qualified = provider.qualifier_threshold if provider is not None else None
+    return [decide(a, b, s, threshold, h, qualified) for b, s, h in zip(bs, sims, heads, strict=True)]
+
+
+def compare(a: str, b: str, *, provider: SimilarityProvider | None = None) -> SubjectMatch:
+    return compare_many(a, [b], provider=provider)[0]

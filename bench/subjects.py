@@ -1,0 +1,226 @@
+"""subjects: calibrate and measure the subject matcher (apps.facts.subjects). Development only.
+
+    python -m bench.subjects                  # figures on bench/subject_pairs.tsv
+    python -m bench.subjects --write-profile  # ... and write the chosen threshold for the product
+    python -m bench.subjects --cost           # also: the matcher's cost per ingested part (needs the DB)
+
+The pairs are split by a hash of the pair into thirds: the threshold is tuned on two thirds (highest
+accuracy; ties go to the higher threshold, since a wrong merge retires a true fact) and reported on the
+held-out third, beside two baselines: head nouns alone (no provider) and the embedding alone
+(similarity >= threshold, no head-noun rules).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+PAIRS = Path(__file__).with_name("subject_pairs.tsv")
+GRID = [round(0.30 + 0.01 * i, 2) for i in range(66)]  # 0.30 .. 0.95
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: str
+    b: str
+    same: bool
+    kind: str
+
+    @property
+    def held_out(self) -> bool:
+        return int(hashlib.sha256(f"{self.a}\t{self.b}".encode()).hexdigest(), 16) % 3 == 0
+
+
+def read_pairs(path: Path = PAIRS) -> list[Pair]:
+    pairs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith("pair_a\t"):
+            continue
+        a, b, same, kind = line.split("\t")
+        pairs.append(Pair(a.strip(), b.strip(), same.strip() == "1", kind.strip()))
+    return pairs
+
+
+def scores(decided: list[bool], pairs: list[Pair]) -> dict[str, float]:
+    tp = sum(1 for d, p in zip(decided, pairs, strict=True) if d and p.same)
+    fp = sum(1 for d, p in zip(decided, pairs, strict=True) if d and not p.same)
+    fn = sum(1 for d, p in zip(decided, pairs, strict=True) if not d and p.same)
+    right = sum(1 for d, p in zip(decided, pairs, strict=True) if d == p.same)
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    return {"accuracy": right / len(pairs), "precision": precision, "recall": recall, "merges": tp + fp}
+
+
+def line(name: str, s: dict[str, float]) -> str:
+    return (
+        f"  {name:<34} accuracy {s['accuracy']:.3f}  precision {s['precision']:.3f}  "
+        f"recall {s['recall']:.3f}  ({int(s['merges'])} merges)"
+    )
+
+
+def calibrate(write_profile: bool) -> dict[str, object]:
+    from apps.facts.subjects import analyse, decide
+    from apps.retrieval.subject_similarity import EmbeddingSimilarity, profile_path
+
+    pairs = read_pairs()
+    provider = EmbeddingSimilarity()
+    t0 = time.perf_counter()
+    sims = [provider.similarities(p.a.lower(), [p.b.lower()])[0] for p in pairs]
+    embed_ms = (time.perf_counter() - t0) * 1000 / len(pairs)
+    t0 = time.perf_counter()
+    phrases = [(analyse(p.a), analyse(p.b)) for p in pairs]
+    parse_ms = (time.perf_counter() - t0) * 1000 / len(pairs)
+    heads = [provider.similarities(x.head, [y.head])[0] if x.head and y.head else None for x, y in phrases]
+
+    def matcher(t: float | None, subset: list[int], q: float | None = None) -> list[bool]:
+        if t is None:
+            return [decide(*phrases[i], None, None).same for i in subset]
+        return [decide(*phrases[i], sims[i], t, heads[i], t if q is None else q).same for i in subset]
+
+    tune = [i for i, p in enumerate(pairs) if not p.held_out]
+    held = [i for i, p in enumerate(pairs) if p.held_out]
+    tune_pairs, held_pairs = [pairs[i] for i in tune], [pairs[i] for i in held]
+    # Two thresholds: names with different heads, and one head qualified on one side only.
+    best_t, best_q, best_acc = GRID[0], GRID[0], -1.0
+    for t in GRID:
+        for q in GRID:
+            acc = scores(matcher(t, tune, q), tune_pairs)["accuracy"]
+            if acc >= best_acc:  # ties go to the higher thresholds
+                best_t, best_q, best_acc = t, q, acc
+    emb_t, emb_acc = GRID[0], -1.0
+    for t in GRID:
+        acc = scores([sims[i] >= t for i in tune], tune_pairs)["accuracy"]
+        if acc >= emb_acc:
+            emb_t, emb_acc = t, acc
+
+    counts = Counter(p.same for p in pairs)
+    print(
+        f"{len(pairs)} pairs ({counts[True]} same, {counts[False]} apart); tune {len(tune)}, held out {len(held)}"
+    )
+    print(
+        f"model {provider.name}; embedding {embed_ms:.2f} ms/pair (cold), parse {parse_ms:.2f} ms/pair (cold)"
+    )
+    print(f"\nTune set, the matcher at thresholds (one-sided qualifier threshold {best_q:.2f}):")
+    for t in GRID[::5] + ([best_t] if best_t not in GRID[::5] else []):
+        print(line(f"threshold {t:.2f}", scores(matcher(t, tune, best_q), tune_pairs)))
+    print(f"Tune set, one-sided qualifier thresholds (threshold {best_t:.2f}):")
+    for q in GRID[::5] + ([best_q] if best_q not in GRID[::5] else []):
+        print(line(f"qualifier threshold {q:.2f}", scores(matcher(best_t, tune, q), tune_pairs)))
+    held_scores = scores(matcher(best_t, held, best_q), held_pairs)
+    print(
+        f"\nHeld-out third (chosen thresholds {best_t:.2f} / qualifier {best_q:.2f}, tune accuracy {best_acc:.3f}):"
+    )
+    print(line("matcher (head nouns + embedding)", held_scores))
+    print(line("head nouns alone (no provider)", scores(matcher(None, held), held_pairs)))
+    print(line(f"embedding alone (>= {emb_t:.2f})", scores([sims[i] >= emb_t for i in held], held_pairs)))
+
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for i in held:
+        by_kind[pairs[i].kind].append(i)
+    print("\nHeld-out, by kind (matcher):")
+    for kind, idx in sorted(by_kind.items()):
+        decided = matcher(best_t, idx, best_q)
+        right = sum(1 for d, i in zip(decided, idx, strict=True) if d == pairs[i].same)
+        print(f"  {kind:<12} {right}/{len(idx)}")
+    print("\nHeld-out errors:")
+    for i in held:
+        found = decide(*phrases[i], sims[i], best_t, heads[i], best_q)
+        if found.same != pairs[i].same:
+            label = "same" if pairs[i].same else "apart"
+            print(
+                f"  [{label}] {pairs[i].a!r} / {pairs[i].b!r}: {found.method}, {found.similarity:.2f} ({found.reason})"
+            )
+
+    result: dict[str, object] = {
+        "model": provider.name,
+        "threshold": best_t,
+        "qualifier_threshold": best_q,
+        "calibrated_on": f"bench/subject_pairs.tsv ({len(tune)} pairs tuned, {len(held)} held out) on {date.today()}",
+        "held_out": {k: round(v, 4) for k, v in held_scores.items()},
+        "tune_accuracy": round(best_acc, 4),
+        "command": "python -m bench.subjects --write-profile",
+    }
+    if write_profile:
+        path = profile_path(provider.name)
+        path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {path}")
+    return result
+
+
+def cost() -> None:
+    """The matcher's cost per ingested part: every part of a few businesses' pages goes through the
+    real path (source_ingest with the built-in extractor) in a throwaway business; the time spent in
+    the matching step is measured around services._meaning_subject."""
+    from apps.facts import services
+    from apps.facts.extraction.builtin import BuiltinExtractor
+    from apps.facts.signals import topics_batched
+    from apps.facts.subjects import similarity_provider
+    from bench.common import Context
+    from bench.data import BUSINESSES
+
+    spent = [0.0, 0]
+    original = services._meaning_subject
+
+    def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t0
+            spent[1] += 1
+
+    services._meaning_subject = timed  # type: ignore[assignment]
+    ctx = Context()
+    parts = 0
+    wall = 0.0
+    try:
+        similarity_provider().similarities("warm up", ["the model"])  # type: ignore[union-attr]
+        for biz in BUSINESSES:
+            with ctx.business(biz.name), topics_batched():
+                t0 = time.perf_counter()
+                for path, sentences in biz.pages.items():
+                    result = services.source_ingest(
+                        kind="website",
+                        ref=f"https://bench.example{path}",
+                        content="\n\n".join(sentences),
+                        extractor=BuiltinExtractor(),
+                    )
+                    parts += result.version.parts_added
+                wall += time.perf_counter() - t0
+    finally:
+        services._meaning_subject = original  # type: ignore[assignment]
+        ctx.cleanup()
+    print(
+        f"\nCost: {parts} parts of {len(BUSINESSES)} businesses; matcher called {spent[1]} times, "
+        f"{spent[0] * 1000 / max(parts, 1):.2f} ms per part ({spent[0] * 1000 / max(spent[1], 1):.2f} ms per call), "
+        f"ingestion {wall * 1000 / max(parts, 1):.1f} ms per part in all"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--write-profile", action="store_true")
+    parser.add_argument("--cost", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "xorventa.settings")
+    import django
+
+    django.setup()
+    calibrate(args.write_profile)
+    if args.cost:
+        cost()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

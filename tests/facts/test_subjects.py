@@ -1,0 +1,200 @@
+"""Subjects matched by meaning (apps.facts.subjects, the rules in apps.facts.services).
+
+Through the real path: text from a website, a document or the owner goes through the built-in
+extractor and the rules, with the embedding model registered by retrieval as in the product. The
+merge of "gift vouchers" and "gift cards" fails on the exact-key rules (two live subjects); the near
+misses guard against the matcher merging too much."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from apps.facts.extraction.builtin import BuiltinExtractor
+from apps.facts.models import Disagreement, EventKind, Fact, FactEvent, FactStatus
+from apps.facts.services import (
+    KnowledgeInputError,
+    fact_subject_split,
+    owner_answer_record,
+    source_ingest,
+)
+from apps.facts.subjects import analyse, compare, set_similarity, similarity_provider
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def at(minutes: int) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def website(text: str, minutes: int, ref: str = "https://sunny.example/") -> object:
+    return source_ingest(
+        kind="website", ref=ref, content=text, read_at=at(minutes), extractor=BuiltinExtractor()
+    )
+
+
+def document(text: str, minutes: int, ref: str = "prices.txt") -> object:
+    return source_ingest(
+        kind="document", ref=ref, content=text, read_at=at(minutes), extractor=BuiltinExtractor()
+    )
+
+
+def owner(question: str, answer: str, minutes: int) -> object:
+    return owner_answer_record(
+        question=question, answer=answer, read_at=at(minutes), extractor=BuiltinExtractor()
+    )
+
+
+def live_about(word: str) -> list[Fact]:
+    return [
+        f
+        for f in Fact.objects.filter(status=FactStatus.LIVE).select_related("topic")
+        if word in f.statement.lower()
+    ]
+
+
+@pytest.fixture
+def no_provider():
+    previous = set_similarity(None)
+    yield
+    set_similarity(previous)
+
+
+# ----------------------------------------------------------------------------------------------
+# Through ingestion
+
+
+def test_synonyms_are_one_subject_the_owner_wins_and_a_document_disagrees(business):
+    assert similarity_provider() is not None  # retrieval registered the embedding model
+    website("Gift vouchers are available for $25.", 0)
+    owner("How much are gift cards?", "They are $30.", 10)
+
+    [fact] = live_about("gift")  # one live subject: before, the $25 stayed beside the $30
+    assert fact.value == "$30" and fact.source_kind == "owner_answer"
+    match = fact.matched_subject
+    assert match["own_topic"] == "Gift cards" and match["topic"] == "Gift vouchers"
+    assert match["method"] == "embedding" and 0 < match["similarity"] < 1
+    old = Fact.objects.get(value="$25")
+    assert old.status == FactStatus.RETIRED and old.retired_by_id == fact.pk
+    created = FactEvent.objects.get(fact=fact, kind=EventKind.CREATED)
+    assert "treated as the same subject as" in created.reason and "similarity" in created.reason
+
+    document("Gift vouchers cost $20.", 20)  # the document is weaker than the owner's answer
+    assert [f.value for f in live_about("gift")] == ["$30"]
+    [disagreement] = Disagreement.objects.all()
+    assert disagreement.fact_id == fact.pk and "$20" in disagreement.statement
+
+    document("Gift cards cost $22.", 30, ref="flyer.txt")  # its own name: matched by meaning, then disagrees
+    assert [f.value for f in live_about("gift")] == ["$30"]
+    second = Disagreement.objects.get(statement__contains="$22")
+    assert second.fact_id == fact.pk and second.candidate["matched_subject"]["topic"] == "Gift vouchers"
+
+
+def test_a_qualifier_naming_the_default_kind_is_the_same_subject(business):
+    website("A cleaning costs $95.", 0)
+    owner("How much is a routine cleaning?", "It's $110.", 10)
+    [fact] = live_about("cleaning")
+    assert fact.value == "$110" and fact.matched_subject["method"] == "head-noun"
+
+
+def test_two_insurers_stay_apart(business, scripted):
+    # Topics as a language model names them (its candidates go through the same step as the
+    # built-in extractor's). The built-in extractor files insurers under one list aspect, which the
+    # exact-key rules compare as before (not this matcher's decision).
+    extractor = scripted(
+        {
+            "We accept Delta Dental.": [
+                {
+                    "topic": "Delta Dental",
+                    "aspect": "accepted",
+                    "statement": "Delta Dental is accepted.",
+                    "value": "yes",
+                }
+            ],
+            "Yes, we take Cigna.": [
+                {"topic": "Cigna", "aspect": "accepted", "statement": "Cigna is accepted.", "value": "yes"}
+            ],
+        }
+    )
+    source_ingest(
+        kind="website",
+        ref="https://s.example/",
+        content="We accept Delta Dental.",
+        read_at=at(0),
+        extractor=extractor,
+    )
+    owner_answer_record(
+        question="Do you take Cigna?", answer="Yes, we take Cigna.", read_at=at(10), extractor=extractor
+    )
+    live = sorted(Fact.objects.filter(status=FactStatus.LIVE).values_list("statement", flat=True))
+    assert live == ["Cigna is accepted.", "Delta Dental is accepted."]
+
+
+def test_two_sizes_stay_apart(business):
+    website("A small pizza is $12.", 0)
+    owner("How much is a large pizza?", "$18.", 10)
+    assert sorted(f.value for f in live_about("pizza")) == ["$12", "$18"]
+    assert all(not f.matched_subject for f in live_about("pizza"))
+
+
+def test_two_services_on_one_page_are_two_subjects(business):
+    # A source that names two things separately means two things, however close their names.
+    website("A cleaning is $95.\n\nA deep cleaning is $200.", 0)
+    assert sorted(f.value for f in live_about("cleaning")) == ["$200", "$95"]
+
+
+def test_the_owner_splits_a_merge_and_both_subjects_are_live_again(business):
+    website("Gift vouchers are available for $25.", 0)
+    owner("How much are gift cards?", "They are $30.", 10)
+    [merged] = live_about("gift")
+
+    with pytest.raises(KnowledgeInputError):
+        fact_subject_split(fact=merged, reason="  ")
+    split = fact_subject_split(
+        fact=merged, reason="Vouchers are paper, cards are plastic.", actor="o@x.example"
+    )
+
+    assert sorted((f.topic.name, f.value) for f in live_about("gift")) == [
+        ("Gift cards", "$30"),
+        ("Gift vouchers", "$25"),
+    ]
+    merged.refresh_from_db()
+    assert merged.status == FactStatus.RETIRED and merged.retired_by_id == split.pk  # kept, not deleted
+    assert "Split by the owner" in merged.retired_reason and "plastic" in merged.retired_reason
+    restored = Fact.objects.get(value="$25")
+    event = FactEvent.objects.filter(fact=restored, kind=EventKind.RESTORED).get()
+    assert "split" in event.reason and event.actor == "o@x.example"
+    assert split.evidence.filter(withdrawn_at__isnull=True).count() == 1  # the owner's answer still states it
+    with pytest.raises(KnowledgeInputError):
+        fact_subject_split(fact=split, reason="again")  # nothing to split any more
+
+    owner("How much are gift cards?", "Now $35.", 20)  # the split stays: its own subject is live now
+    assert sorted(f.value for f in live_about("gift")) == ["$25", "$35"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The matcher on its own
+
+
+def test_head_nouns_decide_variants_and_inflections():
+    assert analyse("Gift Cards").head == "card" and analyse("kids' haircuts").qualifiers == {"kid"}
+    assert analyse("30-minute massage").numbers == {"30-minute"}
+    assert compare("brake pads", "brake pad").same
+    assert not compare("small pizza", "large pizza").same
+    assert compare("hours sunday", "hours saturday").method == "variant"
+    assert not compare("12-inch pizza", "16-inch pizza").same
+
+
+def test_without_a_provider_only_head_nouns_match(no_provider):
+    assert similarity_provider() is None
+    assert compare("basic cleaning", "routine cleaning").same  # default qualifiers: the same head
+    found = compare("gift vouchers", "gift cards")
+    assert not found.same and found.similarity is None and "no similarity provider" in found.reason
+
+
+def test_without_a_provider_ingestion_still_merges_by_head_noun(business, no_provider):
+    website("Teeth cleanings are $90.", 0)
+    owner("How much is a basic teeth cleaning?", "$100.", 10)
+    [fact] = live_about("cleaning")
+    assert fact.value == "$100" and fact.matched_subject["similarity"] is None

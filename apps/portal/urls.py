@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.portal import views
+from apps.portal import views, views_subjects
 
 app_name = "portal"
 urlpatterns = [
@@ -12,6 +12,7 @@ urlpatterns = [
     path("knowledge/facts/<int:pk>/replace/", views.fact_replace, name="knowledge_replace"),
     path("knowledge/facts/<int:pk>/retire/", views.fact_retire_view, name="knowledge_retire"),
     path("knowledge/facts/<int:pk>/restore/", views.fact_restore_view, name="knowledge_restore"),
+    path("knowledge/facts/<int:pk>/split/", views_subjects.fact_split_view, name="knowledge_split"),
     path("knowledge/disagreements/", views.disagreements, name="knowledge_disagreements"),
     path("knowledge/disagreements/<int:pk>/", views.disagreement_resolve_view, name="knowledge_resolve"),
     path("sources/", views.sources, name="sources"),

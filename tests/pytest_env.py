@@ -15,5 +15,8 @@ os.environ.setdefault("XORVENTA_EXTRACTOR", "builtin")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("XORVENTA_TORCH_THREADS", "1")
+# The crawler tests crawl local sites on 127.0.0.1 (some from a worker or a child process): loopback is
+# allowed here, and only here. The SSRF tests (tests/security/test_ssrf.py) switch it off again.
+os.environ.setdefault("XORVENTA_OUTBOUND_ALLOW_LOOPBACK", "1")
 for name in ("XORVENTA_LLM_BASE_URL", "XORVENTA_LLM_MODEL", "DATABASE_URL_FOR_APP"):
     os.environ.pop(name, None)

@@ -310,6 +310,16 @@ XORVENTA_MAX_MESSAGE_CHARS = env_int("XORVENTA_MAX_MESSAGE_CHARS", 1000, minimum
 XORVENTA_RATE_VISITOR_PER_MIN = env_int("XORVENTA_RATE_VISITOR_PER_MIN", 20, minimum=1)
 XORVENTA_RATE_IP_PER_MIN = env_int("XORVENTA_RATE_IP_PER_MIN", 60, minimum=1)
 XORVENTA_RATE_WIDGET_PER_MIN = env_int("XORVENTA_RATE_WIDGET_PER_MIN", 600, minimum=1)
+# Requests to addresses a user supplied (the crawler; apps/outbound): public addresses on these ports
+# only. Loopback (any port) only when explicitly allowed: the test suite's local sites; never on in
+# production. `make run`'s demo crawl needs neither: it grants its own local server for its duration.
+XORVENTA_OUTBOUND_ALLOW_LOOPBACK = env_bool("XORVENTA_OUTBOUND_ALLOW_LOOPBACK", False)
+_outbound_ports = env_list("XORVENTA_OUTBOUND_ALLOWED_PORTS", ["80", "443"])
+if not all(port.isdigit() and 0 < int(port) < 65536 for port in _outbound_ports):
+    raise ImproperlyConfigured(
+        f"XORVENTA_OUTBOUND_ALLOWED_PORTS={','.join(_outbound_ports)!r} must be port numbers separated by commas."
+    )
+XORVENTA_OUTBOUND_ALLOWED_PORTS = frozenset(int(port) for port in _outbound_ports)
 
 LOGGING = {
     "version": 1,

@@ -62,6 +62,7 @@ from apps.facts.sources.crawler import (
 )
 from apps.facts.sources.documents import DEFAULT_MAX_BYTES, DocumentError, DocumentLimits
 from apps.facts.sources.parse_child import parse_in_child
+from apps.outbound import OutboundRefused, check_url_literal
 from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
@@ -101,7 +102,27 @@ def website_settings_get() -> WebsiteSettings:
 
 
 def check_start_url(url: str) -> str:
-    """Normalise a web address the owner typed ("sunny.example" -> "https://sunny.example/")."""
+    """Normalise a web address the owner typed ("sunny.example" -> "https://sunny.example/") and refuse
+    an address that is obviously internal (an IP literal or 'localhost', a port other than 80/443):
+    the edge's check, without DNS. The crawl checks again, resolved, at every request."""
+    normalized = _normalize_start_url(url)
+    refusal = _outbound_refusal(normalized)
+    if refusal:
+        raise IngestionInputError(
+            f"{normalized} cannot be read: {refusal}. Give the business's public website."
+        )
+    return normalized
+
+
+def _outbound_refusal(url: str) -> str:
+    try:
+        check_url_literal(url)
+    except OutboundRefused as exc:
+        return str(exc)
+    return ""
+
+
+def _normalize_start_url(url: str) -> str:
     url = (url or "").strip()
     if not url:
         raise IngestionInputError("Give the address of the website (e.g. https://www.example.com/).")
@@ -193,7 +214,7 @@ def website_crawl_start(
     """Crawl a website (the saved one by default) as a new job: now, or in the worker."""
     _fail_stale_jobs()
     row = website_settings_get()
-    url = check_start_url(start_url or row.start_url)
+    url = _normalize_start_url(start_url or row.start_url)
     options = {
         "max_pages": _check_limit("The page limit", max_pages or row.max_pages, 1, MAX_PAGES_LIMIT),
         "max_depth": _check_limit(
@@ -201,6 +222,20 @@ def website_crawl_start(
         ),
         "timeout": float(timeout or CRAWL_TIMEOUT),
     }
+    refused = _outbound_refusal(url)
+    if refused:  # e.g. a website saved before addresses were checked: the refusal is the job's record
+        now = timezone.now()
+        return IngestionJob.objects.create(
+            kind=kind,
+            target=url,
+            options=options,
+            created_by=actor,
+            status=JobStatus.FAILED,
+            error=f"The website could not be crawled: {refused}. Nothing was read or retired.",
+            errors=[{"url": url, "error": refused}],
+            started_at=now,
+            finished_at=now,
+        )
     job = IngestionJob.objects.create(kind=kind, target=url, options=options, created_by=actor)
     return _launch(job, background=background, progress=progress, extractor=extractor)
 

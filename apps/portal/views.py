@@ -341,7 +341,10 @@ def sources_sync(request: HttpRequest) -> HttpResponse:
     except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Reading {job.target} now: progress shows below.")
+        if job.status == JobStatus.FAILED:  # refused before it started (e.g. not a public address)
+            messages.error(request, job.error)
+        else:
+            messages.success(request, f"Reading {job.target} now: progress shows below.")
     return redirect("portal:sources")
 
 

@@ -6,7 +6,11 @@ touched. A bad page never aborts the crawl: it is reported as "error" or "skippe
 on. Only failures of the crawl itself (start URL unreachable, robots.txt unreachable or forbidding
 the start page) give `CrawlReport.ok == False`, in which case callers must not retire anything.
 
-No Django imports: the Django job calls this module.
+Every request goes through apps.outbound's guarded client: each URL and each redirect hop is checked
+(public addresses, allowed ports) and connected to the address checked; a refusal is reported like
+any other failure ("refused: 127.0.0.1 is a loopback address").
+
+No Django imports: the Django job calls this module (the guard reads its policy from the settings).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
 import httpx
+
+from apps.outbound import OutboundRefused, guarded_client
 
 from .html_text import extract_main_text
 
@@ -328,6 +334,8 @@ class _Crawler:
             got = self._get_small(url, MAX_ROBOTS_BYTES)
         except (httpx.TimeoutException, _Timeout):
             return f"could not reach {self.site.origin}: robots.txt {self._timeout_message()}"
+        except OutboundRefused as exc:  # the site itself, or robots.txt redirecting inside
+            return str(exc)
         except httpx.HTTPError as exc:
             return f"could not reach {self.site.origin}: {str(exc) or type(exc).__name__}"
         if got is None:  # absurdly large robots.txt: parse nothing, allow all
@@ -364,7 +372,7 @@ class _Crawler:
             visited.add(sitemap)
             try:
                 got = self._get_small(sitemap, MAX_SITEMAP_BYTES)
-            except (httpx.HTTPError, _Timeout):
+            except (httpx.HTTPError, _Timeout):  # OutboundRefused included: that sitemap is skipped
                 continue
             if got is None or got[0] != 200:
                 continue
@@ -382,6 +390,8 @@ class _Crawler:
             return self._fetch(url, depth, allow_offsite)
         except (httpx.TimeoutException, _Timeout):
             return _Outcome(PageResult(url, url, "error", error=self._timeout_message(), depth=depth))
+        except OutboundRefused as exc:  # the page, or a redirect hop, is not a public address
+            return _Outcome(PageResult(url, url, "error", error=str(exc), depth=depth))
         except httpx.ConnectError as exc:
             return _Outcome(PageResult(url, url, "error", error=f"could not connect: {exc}", depth=depth))
         except httpx.HTTPError as exc:
@@ -635,5 +645,7 @@ def crawl_site(
         "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
     }
     pool_limits = httpx.Limits(max_connections=max(1, limits.concurrency) + 1)
-    with httpx.Client(timeout=timeout, headers=headers, follow_redirects=False, limits=pool_limits) as client:
+    with guarded_client(
+        timeout=timeout, headers=headers, follow_redirects=False, limits=pool_limits
+    ) as client:
         return _Crawler(client, limits, on_page, known_hashes).run(start_url)

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from apps.outbound import allow_local_server
+
 NOT_FOUND = "<html><body>Not found</body></html>"
 
 
@@ -49,12 +51,17 @@ def serve_pages(routes: Mapping[str, str]) -> Iterator[str]:
 
 @contextmanager
 def serve_handler(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
-    """Run ``handler`` on 127.0.0.1 (a free port) in a thread; yields the base URL, without a slash."""
+    """Run ``handler`` on 127.0.0.1 (a free port) in a thread; yields the base URL, without a slash.
+
+    While it runs, this process's crawler may read this one server (allow_local_server): loopback
+    stays refused for everything else, and for other processes (the web server, the worker)."""
     server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        with allow_local_server(base):
+            yield base
     finally:
         server.shutdown()
         server.server_close()

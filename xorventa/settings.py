@@ -6,6 +6,7 @@ message naming the variable.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -49,6 +50,7 @@ SHARED_APPS = [
     "django.contrib.admin",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",  # shared: its attempts and lockouts live in the public schema, one per account site-wide
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -87,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into the lockout page (AXES_LOCKOUT_TEMPLATE).
+    "axes.middleware.AxesMiddleware",
 ]
 
 TEMPLATES = [
@@ -148,6 +152,28 @@ else:
 DATABASES = {"default": _db}
 DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Sign-in throttling: django-axes. Its backend comes first and refuses a locked-out attempt before any
+# password is checked; ModelBackend then signs in as before.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+# Locked by account OR by address, each on its own count: the account alone stops guessing one
+# password from many addresses (a botnet), the address alone stops one address spraying many accounts.
+# The price of the account lock is that anyone can lock an account for the cool-off time (never open
+# it); staff unlock it early with `axes_reset_username` / the admin's access attempts (docs/security.md).
+AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]
+AXES_USERNAME_FORM_FIELD = "username"  # the sign-in forms' field (the model's is "email")
+AXES_USERNAME_CALLABLE = "apps.accounts.lockout.axes_username"
+AXES_RESET_ON_SUCCESS = True  # a successful sign-in clears that account's and address's failures
+AXES_LOCKOUT_TEMPLATE = "accounts/locked_out.html"
+# The client address is REMOTE_ADDR, as for the widget's limits (a proxy must set it, e.g. daphne's
+# --proxy-headers), never a header a client can write.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -63,7 +63,9 @@ def test_operator_gets_a_random_password_once_and_it_opens_the_admin(capsys, db)
     call_command("create_operator", "ops@example.com")
     assert "password" not in capsys.readouterr().out.split("already exists")[0]
     client = Client()
-    response = client.post("/admin/login/?next=/admin/", {"username": "ops@example.com", "password": password})
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": "ops@example.com", "password": password}
+    )
     assert response.status_code == 302 and client.get("/admin/accounts/user/").status_code == 200
     call_command("create_operator", "ops@example.com", "--reset-password")
     assert password not in capsys.readouterr().out
@@ -92,7 +94,12 @@ def test_a_staff_reseller_cannot_see_other_resellers_users_or_tokens(make_user, 
     )
     client = Client()
     client.force_login(agency)
-    for url in ("/admin/", "/admin/accounts/user/", "/admin/authtoken/tokenproxy/", "/admin/accounts/membership/"):
+    for url in (
+        "/admin/",
+        "/admin/accounts/user/",
+        "/admin/authtoken/tokenproxy/",
+        "/admin/accounts/membership/",
+    ):
         response = client.get(url)
         assert response.status_code == 302 and "/admin/login/" in response["Location"], url
         assert b"admin@other.example" not in response.content

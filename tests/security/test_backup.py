@@ -165,8 +165,8 @@ def test_backup_and_three_restores_keep_every_row(anvil, tmp_path, tmp_path_fact
     from apps.facts.services import owner_fact_add
     from apps.retrieval.search import retrieve
 
-    original = snapshot("anvil")
-    files = media("anvil")
+    original = snapshot("biz_anvil")
+    files = media("biz_anvil")
     for table in KEY_TABLES:
         assert original.get(table), f"{table} is empty: the round trip would prove nothing about it"
     assert files and "vector" not in original  # sanity: rows keyed by table
@@ -192,9 +192,9 @@ def test_backup_and_three_restores_keep_every_row(anvil, tmp_path, tmp_path_fact
     # 1. A copy under another address: the same rows, its own widget key; it answers and it grows.
     out = run("restore_business", str(path), "--slug", "anvil-copy", "--name", "Anvil Copy")
     copy = Business.objects.get(slug="anvil-copy")
-    restored = as_schema(snapshot("anvil_copy"), "anvil", "anvil_copy")
+    restored = as_schema(snapshot("biz_anvil_copy"), "biz_anvil", "biz_anvil_copy")
     assert restored == original
-    assert media("anvil_copy") == files
+    assert media("biz_anvil_copy") == files
     assert copy.public_key != key and not Membership.objects.filter(business=copy).exists()
     with tenant_context(copy):
         result = retrieve("How much is a horseshoe?", on=timezone.localdate())
@@ -206,16 +206,16 @@ def test_backup_and_three_restores_keep_every_row(anvil, tmp_path, tmp_path_fact
     # 2. The same business, after it changed: replaced by the backup.
     with tenant_context(anvil):
         owner_fact_add(topic="Knives", statement="We forge hunting knives.")
-    assert snapshot("anvil") != original
+    assert snapshot("biz_anvil") != original
     run("restore_business", str(path), "--into", "anvil", "--replace")
-    replaced = snapshot("anvil")
+    replaced = snapshot("biz_anvil")
     assert replaced == original
-    assert media("anvil") == files
+    assert media("biz_anvil") == files
     figures["restores"]["replace"] = _lost(original, replaced)
 
     # 3. The business was deleted: it comes back as it was, widget key, domain, members and schedule.
     business_delete(business=Business.objects.get(slug="anvil"))
-    Schedule.objects.filter(name="website-resync:anvil").delete()
+    Schedule.objects.filter(name="website-resync:biz_anvil").delete()
     out = run("restore_business", str(path))
     back = Business.objects.get(slug="anvil")
     assert "embedded widgets keep working" in out and "owner@anvil.example" in out
@@ -225,9 +225,9 @@ def test_backup_and_three_restores_keep_every_row(anvil, tmp_path, tmp_path_fact
         ("owner@anvil.example", "owner"),
         ("staff@anvil.example", "staff"),
     }
-    schedule = Schedule.objects.get(name="website-resync:anvil")
-    assert schedule.args == repr(("anvil", "apps.facts.tasks.website_resync_task"))
-    recreated = snapshot("anvil")
+    schedule = Schedule.objects.get(name="website-resync:biz_anvil")
+    assert schedule.args == repr(("biz_anvil", "apps.facts.tasks.website_resync_task"))
+    recreated = snapshot("biz_anvil")
     assert recreated == original
     figures["restores"]["after_delete"] = _lost(original, recreated)
     assert all(r["rows_lost"] == 0 and r["rows_changed"] == 0 for r in figures["restores"].values())
@@ -268,12 +268,12 @@ def test_a_damaged_or_mismatched_backup_restores_nothing(anvil, tmp_path):
     with pytest.raises(CommandError, match="damaged"):
         run("restore_business", str(damaged), "--slug", "broken")
     assert not Business.objects.filter(slug="broken").exists()
-    assert not (Path(settings.MEDIA_ROOT) / "broken").exists()
+    assert not (Path(settings.MEDIA_ROOT) / "biz_broken").exists()
     # Replacing with a damaged file leaves the business as it was.
-    before = snapshot("anvil")
+    before = snapshot("biz_anvil")
     with pytest.raises(CommandError, match="damaged"):
         run("restore_business", str(damaged), "--into", "anvil", "--replace")
-    assert snapshot("anvil") == before
+    assert snapshot("biz_anvil") == before
     # A backup from other migrations is refused before anything is written.
     other = tmp_path / "other.zip"
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(other, "w") as dst:

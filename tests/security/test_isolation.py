@@ -593,19 +593,19 @@ def check_in_process(world: World) -> None:
     # From the thread pool (the consumers' path): still B's value.
     from apps.tenants.context import call_in_schema
 
+    schemas = [b.business.schema_name, a.business.schema_name] * 10
+
     async def from_thread() -> list[Any]:
         try:
-            return await asyncio.gather(
-                *(call_in_schema(s, cache.get, "canary") for s in ["birch", "anvil"] * 10)
-            )
+            return await asyncio.gather(*(call_in_schema(s, cache.get, "canary") for s in schemas))
         finally:
             await sync_to_async(connections.close_all)()
 
     values = asyncio.run(from_thread())
-    for schema, value in zip(["birch", "anvil"] * 10, values, strict=True):
-        own = b.tokens["cache"] if schema == "birch" else a.tokens["cache"]
+    for schema, value in zip(schemas, values, strict=True):
+        own = b.tokens["cache"] if schema == b.business.schema_name else a.tokens["cache"]
         assert value == own
-        if schema == "birch":
+        if schema == b.business.schema_name:
             count("cache: B reads 'canary' from the thread pool", str(value), tokens)
     TALLY["exports"] = "no export endpoints exist (every URL pattern was enumerated above)"
     assert not HITS, HITS[:20]
@@ -765,7 +765,7 @@ def test_tasks_run_by_a_real_worker_see_only_their_business(world, tmp_path):
     with tenant_context(a.business):
         a_facts = set(Fact.objects.values_list("pk", "statement"))
     log = tmp_path / "worker.log"
-    order = ["birch", "anvil", "birch", "anvil", "birch", "anvil"]
+    order = [b.business.schema_name, a.business.schema_name] * 3
     with worker(log, settings.MEDIA_ROOT):
         for n, schema in enumerate(order):
             enqueue_for_business(schema, "tests.security.test_isolation.probe", f"{schema}-{n}", QUESTION)
@@ -792,7 +792,7 @@ def test_tasks_run_by_a_real_worker_see_only_their_business(world, tmp_path):
     assert len(results) == len(order)
     for tag, seen in results.items():
         schema = tag.split("-")[0]
-        own, other = (b, a) if schema == "birch" else (a, b)
+        own, other = (b, a) if schema == b.business.schema_name else (a, b)
         assert seen["schema"] == schema
         body = json.dumps(seen)
         count("tasks: real worker probe", body, other.canaries, own=[own.tokens["fact"]])

@@ -141,6 +141,26 @@ class Analysis:
         question is about."""
         return next((m for m in self.dates if not m.recurring), None)
 
+    def day_about(self, *, horizon_days: int = 366) -> dt.date | None:
+        """The first day of the date or period a question is about ("next Monday", "this weekend",
+        "in July"), when it is the base date or later, within ``horizon_days``; else None."""
+        mention = self.dated
+        if mention is None or mention.start is None:
+            return None
+        if not self.base_date <= mention.start <= self.base_date + dt.timedelta(days=horizon_days):
+            return None
+        return mention.start
+
+    def weekdays_about(self) -> set[int]:
+        """The weekdays of the date or period a question is about, when it spans a week or less."""
+        mention = self.dated
+        if mention is None or mention.start is None or mention.end is None:
+            return set()
+        length = (mention.end - mention.start).days
+        if not 0 <= length < 7:
+            return set()
+        return {(mention.start + dt.timedelta(days=k)).weekday() for k in range(length + 1)}
+
     @property
     def day(self) -> dt.date | None:
         """The one day a question is about ("next Monday", "on December 29"), if it names one."""

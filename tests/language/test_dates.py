@@ -112,3 +112,13 @@ def test_open_ended_ranges() -> None:
     assert (until.start, until.end) == (None, D(2027, 1, 5))
     (since,) = dates("New prices from March 1.")
     assert (since.start, since.end) == (D(2027, 3, 1), None)
+
+
+def test_the_day_and_weekdays_a_question_is_about() -> None:
+    weekend = analyse("open this weekend?", base_date=BASE)
+    assert weekend.day_about() == D(2026, 12, 5) and weekend.weekdays_about() == {5, 6}
+    july = analyse("any camps in July?", base_date=BASE)
+    assert july.day_about() == D(2027, 7, 1) and july.weekdays_about() == set()  # a month: no weekdays
+    assert analyse("were you open last Monday?", base_date=BASE).day_about() is None  # in the past
+    assert analyse("are you open on 3 March 2029?", base_date=BASE).day_about() is None  # over a year ahead
+    assert analyse("do you open on Sundays", base_date=BASE).day_about() is None  # recurring

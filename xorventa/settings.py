@@ -196,6 +196,9 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 MEDIA_ROOT = env_path("XORVENTA_MEDIA_ROOT", DATA_DIR / "media")
+# The shared evaluation data (attack corpora, DSTC sets, scenarios): read by the suites and benchmarks,
+# never copied into the repository; by default the shared/ folder beside the checkout.
+XORVENTA_EVAL_DIR = env_path("XORVENTA_EVAL_DIR", (BASE_DIR / ".." / "shared" / "eval").resolve())
 MEDIA_URL = "/media/"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

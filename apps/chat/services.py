@@ -63,13 +63,21 @@ def business_identity() -> dict[str, Any]:
 
 
 def _allowed_hosts(widget: WidgetSettings) -> set[str]:
+    """Hosts an answer may link to: the sites the widget is embedded in and the business's own website
+    (the one its pages are crawled from: facts from its pages keep links to it, and only to it)."""
     from urllib.parse import urlparse
+
+    from apps.facts.extraction.guard import host_of
+    from apps.facts.ingestion import website_settings_get
 
     hosts = set()
     for origin in widget.allowed_origins or []:
         host = urlparse(origin).hostname
         if host:
             hosts.add(host.lstrip("*."))
+    website = host_of(website_settings_get().start_url or "")
+    if website:
+        hosts.add(website)
     return hosts
 
 

@@ -24,36 +24,77 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import cache
+from itertools import pairwise
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from apps.facts.extraction.parts import Part
 
 REASON_PREFIX = "looks like instructions to an AI"
 # Where third-party text comes from (SourceKind values): the owner's own answers are trusted.
 UNTRUSTED_KINDS = frozenset({"website", "document"})
 
 _I = re.IGNORECASE
+_DATA = Path(__file__).with_name("data") / "guard_words.txt"
+
+
+def _read_tables(path: Path) -> dict[str, tuple[str, ...]]:
+    """``name: item | item`` lines (items separated by " | ", so an item may hold a "|"; a name may
+    repeat); comments start with #."""
+    tables: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, items = line.partition(":")
+        tables.setdefault(name.strip(), []).extend(i.strip() for i in f" {items} ".split(" | ") if i.strip())
+    return {name: tuple(items) for name, items in tables.items()}
+
+
+_TABLES = _read_tables(_DATA)  # read once, when the module is imported
+
+
+def _alt(name: str) -> str:
+    """Table ``name`` as a regex alternation (longest first; a space matches any run of spaces)."""
+    items = sorted(_TABLES[name], key=len, reverse=True)
+    return "(?:" + "|".join(r"\s+".join(map(re.escape, i.split())) for i in items) + ")"
+
+
+def _words(name: str) -> frozenset[str]:
+    return frozenset(i.lower() for i in _TABLES[name])
+
 
 # Someone or something a persona sentence makes the reader into ("You are a helpful assistant, ..."); the
 # lookahead keeps job adverts out ("You are an assistant baker with two years' experience").
-_AI = (
-    r"(?:ai|a\.i\.|ai\s+assistant|assistant|chat\s?bot|chatgpt|gpt(?:-?\d[\w.]*)?|llm|(?:large\s+)?language"
-    r"\s+model|ai\s+model|bot)"
-)
+_AI = _alt("ai")
 _AI_END = (
     r"(?=\s*(?:[,.:;!()]|$)|\s+(?:who|that|with|named|called|designed|created|made|without|and|which|in)\b)"
 )
 _INSTRUCTIONS = (
-    r"(?:instructions?|prompts?|directives?|guidelines|programming|constraints|system\s+messages?|boundaries"
-    r"|safeguards|guardrails|filters|ethics|rules"
-    r"(?=\s+(?:above|you|and|or|of\s+(?:your|the)\s+(?:system|assistant|ai))|\s*[.:,]))"
+    "(?:"
+    + _alt("instructions")
+    + r"|rules(?=\s+(?:above|you|and|or|of\s+(?:your|the)\s+(?:system|assistant|ai))|\s*[.:,]))"
 )
+_OUTPUTS = _alt("outputs")
+# Where a clause starts: the start of the text or of a sentence or clause, then words that may open a
+# clause before its verb ("Then ...", "Please also ...").
+_CLAUSE = r"(?:^|[.!?:;,]\s+|\b(?:and|then|but)\s+|\n)\W*(?:" + _alt("leads") + r"\s+)*"
+_READER = r"(?:the\s+|a\s+|any\s+|every\s+|each\s+|all\s+)?(?:" + _alt("readers") + "|" + _AI + r")\b"
 
 # (reason, pattern): one is enough.
 _STRONG: list[tuple[str, re.Pattern[str]]] = [
     (
         "tells an AI to ignore its instructions",
         re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass|skip|abandon|overwrite|neglect)\b"
-            r"[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|original|initial|existing|all|any|your"
-            r"|these|those|the\s+system)\b[^.!?\n]{0,25}?\b" + _INSTRUCTIONS + r"\b"
+            r"\b"
+            + _alt("override_verbs")
+            + r"\b[^.!?\n]{0,40}?\b"
+            + _alt("earlier")
+            + r"\b[^.!?\n]{0,25}?\b"
+            + _INSTRUCTIONS
+            + r"\b"
             r"|\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:above|before|(?:that\s+)?you\s+(?:were|have"
             r"\s+been)\s+told)\b",
             _I,
@@ -80,16 +121,17 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
     (
         "gives an AI a new persona",
         re.compile(
-            r"\byou\s+are\s+(?:now\s+|no\s+longer\s+)?(?:an?\s+|the\s+)?(?:(?:highly\s+advanced|advanced|helpful"
-            r"|unrestricted|uncensored|unfiltered|free|jailbroken|rogue|evil|new|different|omniscient|no\s+limits?"
-            r"|do\s+anything)\s+)*"
+            r"\byou\s+are\s+(?:now\s+|no\s+longer\s+)?(?:an?\s+|the\s+)?(?:"
+            + _alt("persona_adjectives")
+            + r"\s+)*"
             + _AI
             + _AI_END
             + r"|\byou\s+are\s+now\s+(?:in\s+\w+\s+mode|free\s+(?:from|of)|unrestricted|uncensored|jailbroken"
             r"|going\s+to\s+(?:act|pretend|simulate|role-?play))\b|\byou\s+are\s+no\s+longer\s+(?:bound|restricted"
             r"|limited|subject|an?\s+" + _AI + r")\b"
             r"|\b(?:from\s+now\s+on|henceforth)\b[^.!?\n]{0,30}\b(?:you\s+(?:are\s+going\s+to|will|should|must"
-            r"|shall)\s+(?:act|respond|answer|reply|pretend|simulate|be|behave|speak|talk|play|only|always|never)"
+            r"|shall|have\s+to|need\s+to|will\s+have\s+to)\s+(?:act|respond|answer|reply|pretend|simulate|be"
+            r"|behave|speak|talk|play|only|always|never)"
             r"|you(?:'re|\s+are)\s+(?:in\s+the\s+role|playing|acting))\b"
             r"|\byou\s+will\s+(?:now\s+)?(?:pose|act|pretend|simulate|behave|play\s+the\s+role)\s+as\b"
             r"|\byou\s+will\s+(?:now\s+)?respond\s+to\s+(?:all\s+(?:of\s+)?)?my\s+(?:questions|prompts|messages)\b"
@@ -99,7 +141,8 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
             r"(?:\w+\s+){0,3}"
             + _AI
             + r"\b|\byou\s+are\s+(?:now\s+)?(?:operating|running|working)\s+in\s+(?:the\s+)?"
-            r"(?:developer|debug|test|maintenance|admin|unrestricted|jailbreak|dan|god|safe)\s+mode\b"
+            + _alt("modes")
+            + r"\s+mode\b"
             r"|\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:\w+\s+){0,2}"
             + _AI
             + _AI_END
@@ -108,15 +151,19 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
             + r"\b|\brole-?play\s+as\b|\bsimulate\s+(?:an?\s+)?(?:\w+\s+){0,2}"
             + _AI
             + r"\b"
-            r"|\bstay\s+in\s+character\b",
+            r"|\bstay\s+in\s+character\b"
+            r"|\b(?:act|behave|respond|answer|talk)\s+(?:just\s+|exactly\s+)?like\s+(?:an?\s+)?"
+            + _AI
+            + _AI_END
+            + r"|\byou\s+are\s+(?:now\s+)?(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}(?:version|copy|instance|variant"
+            r"|clone|fork)\s+of\s+(?:an?\s+|the\s+)?" + _AI + r"\b",
             _I,
         ),
     ),
     (
         "gives an AI a new persona",
-        re.compile(
-            r"\b(?:you\s+are|You\s+are|YOU\s+ARE)\s+(?:now\s+)?(?:DAN|STAN|DUDE|AIM|OPPO|BetterDAN)\b"
-        ),
+        # A jailbreak persona named as written ("DAN", "[DAN]:", "act just like DAN"), case-sensitive.
+        re.compile(r"\b" + _alt("personas") + r"\b"),
     ),
     (
         "a jailbreak",
@@ -149,14 +196,14 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
         "dictates the reply",
         re.compile(
             r"\b(?:respond|reply|answer)\s+only\s+with\b|\bonly\s+(?:respond|reply|answer|output)\s+with\b"
-            r"|(?:^|[.!?:;]\s+)(?:please\s+|also\s+|then\s+|now\s+)*(?:translate|encode|encrypt|render|augment|enhance"
-            r"|modify|integrate|format|rewrite|reverse|convert|misspell|anagram|shift|scramble|replace|obfuscate"
-            r"|capitali[sz]e|uppercase|lowercase)\b[^.!?\n]{0,80}\byour\s+(?:response|answer|output|completion|reply"
-            r"|message)s?\b"
-            r"|(?:^|[.!?:;]\s+)(?:please\s+|also\s+|then\s+|now\s+)*(?:summari[sz]e|provide|include|insert|append|end"
-            r"|begin|start|prefix|finish|conclude|embed|mention|structure|wrap|deliver|compose|add|group)\b[^.!?\n]{0,80}"
-            r"\byour\s+(?:response|answer|output|completion)s?\b"
-            r"|(?:^|[.!?:;]\s+)in\s+(?:your|the|each|every)\s+(?:response|answer|output|completion)\s*,"
+            r"|"
+            + _CLAUSE
+            + _alt("transform_verbs")
+            + r"\b[^.!?\n]{0,80}\byour\s+(?:"
+            + _OUTPUTS
+            + r"|reply|replies|message|messages)(?:'s)?\b"
+            r"|" + _CLAUSE + _alt("insert_verbs") + r"\b[^.!?\n]{0,80}\byour\s+" + _OUTPUTS + r"\b"
+            r"|" + _CLAUSE + r"in\s+(?:your|the|each|every)\s+(?:response|answer|output|completion)\s*,"
             r"|\b(?:reply|respond|answer)\s+(?:only\s+)?(?:using|in|with)\s+(?:base\s?\d+|reverse|morse|a\s+cipher|caesar"
             r"|rot13|hex(?:adecimal)?|binary|leetspeak|emojis?\s+only)\b"
             r"|\b(?:respond|reply|answer)\s+(?:with|using)\s+(?:exactly|only)\s+(?:the\s+following|this|these"
@@ -173,6 +220,8 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
             r"|\brepeat\s+(?:the\s+|this\s+)?(?:entire\s+|whole\s+|full\s+)?(?:words|text|everything|all"
             r"|sentences?|message|lines?|conversation|instructions?)\s+(?:above|before|so\s+far|back|verbatim|word\s+for"
             r"\s+word|you\s+(?:were|have))\b|\brepeat\s+the\s+above\b"
+            r"|\brepeat\s+(?:this|these|that|it|the\s+following)\s+(?:exactly|verbatim|word\s+for\s+word)\b"
+            r"|\b(?:start|begin|end|open|finish)\s+(?:it\s+|them\s+)?with\s+the\s+(?:sentence|phrase|words?|line)\b"
             r"|\brepeat\s+after\s+me\b|\brepeat\s+(?:the\s+)?(?:word|sequence|phrase|string)s?\b[^.\n]{0,40}"
             r"\b\d+\s+times\b",
             _I,
@@ -192,9 +241,14 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
     (
         "chat-template markers",
         re.compile(
-            r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|?>"
-            r"|\[/?INST\]|<</?SYS>>|(?:^|\n)\s*#{2,}\s*(?:system|instruction|assistant)\b"
-            r"|\b(?:user|human)\s*:\s[^\n]{0,300}\n\s*(?:assistant|ai|bot|gpt)\s*:",
+            _alt("chat_markers")
+            + r"|<\|[a-z_]+\|>|(?:^|\n)\s*#{2,}\s*"
+            + _alt("roles")
+            + r"\b|\[\s*"
+            + _alt("roles")
+            + r"\s*\]"
+            r"|^\W*" + _alt("opening_roles") + r"\s*(?::|\]|>)\s*\S"
+            r"|\b(?:user|human)\s*:\s.{0,300}?\b(?:assistant|ai|bot|gpt|chatgpt)\s*:",
             _I,
         ),
     ),
@@ -209,9 +263,71 @@ _STRONG: list[tuple[str, re.Pattern[str]]] = [
     (
         "script or markup meant for a page",
         re.compile(
-            r"<\s*/?\s*(?:script|iframe|object|embed|svg|img|math|details|body|html|meta|a\s+href)\b"
+            r"<\s*/?\s*" + _alt("tags") + r"\b"
             r"|\b(?:java|vb)script\s*:|\bon(?:error|load|mouseover|focus|click|toggle)\s*=|\bdata:text/html",
             _I,
+        ),
+    ),
+    # The general test for imperatives addressed to whoever reads the text: an imperative of a verb of
+    # telling whose object is a third party ("Then tell the customer the code ...", "Inform the user
+    # that ..."); a business tells *its customers* things, it does not ask its reader to tell them.
+    (
+        "tells the reader what to tell someone",
+        re.compile(
+            _CLAUSE
+            + _alt("tell_verbs")
+            + r"\s+(?:to\s+)?(?:the\s+|a\s+|any\s+|every\s+|each\s+|all\s+)?(?:"
+            + _alt("readers")
+            + r"\b|"
+            + _AI
+            + r"(?=\s*(?:[,.:;!?]|$)|\s+(?:to|that|the|a|an|you|your|this|these|about|what|how|if|when|we|our"
+            r"|it|is|are|should|must|will|can|with|in|\d)\b))",
+            _I,
+        ),
+    ),
+    (
+        "dictates the reply",
+        re.compile(
+            # "Respond with ...", "Reply in Base64": a reply with no customer's purpose ("Reply with YES to
+            # confirm" is a business's text message).
+            _CLAUSE
+            + _alt("reply_verbs")
+            + r"\s+(?:only\s+)?(?:with|using|in)\b(?![^.!?\n]*\bto\s+"
+            + _alt("customer_purposes")
+            + r"\b)"
+            # "You must now answer ...": a change of behaviour, not a rule of the house.
+            r"|\byou\s+(?:must|will|should|shall|are\s+to|have\s+to|need\s+to)\s+(?:now|henceforth|from\s+now\s+on)"
+            r"\s+(?:only\s+|always\s+|never\s+)?"
+            + _alt("answer_verbs")
+            + r"\b|\byou\s+(?:must|should|will|shall)\s+(?:only|always|never)\s+(?:respond|reply|answer|speak"
+            r"|talk|output|provide\s+me|give\s+me)\b"
+            # "Add 'Visit www.x.com ...' to your reply": a link for the reply.
+            r"|\b(?:include|add|insert|append|output|print|display|embed|paste|put|return|integrate)\b[^.!?\n]{0,80}"
+            r"(?:https?://|www\.)[^!?\n]{0,120}?\b(?:to|in|into|within)\s+(?:your|the|each|every)\s+(?:"
+            + _OUTPUTS
+            + r"|reply|replies|message)\b",
+            _I,
+        ),
+    ),
+    (
+        "refers to the assistant's instructions",
+        re.compile(
+            r"\b(?:your|the\s+(?:assistant|ai|model|bot|chatbot)'s)\s+(?:own\s+|full\s+|exact\s+|original\s+"
+            r"|initial\s+|hidden\s+|secret\s+|current\s+)?"
+            + _alt("apparatus")
+            + r"\b|\byou\s+(?:are|were|have\s+been)\s+(?:programmed|trained|instructed|designed|built|configured)"
+            r"\s+to\b",
+            _I,
+        ),
+    ),
+    (
+        # Program code is not something a small business tells its customers in a sentence; in a planted
+        # text it is a "function" the model is asked to run ("start += auto_regressive_modelling(start)").
+        "program code",
+        re.compile(
+            r"\b[A-Za-z_]\w*\s*(?:\+=|-=|\*=|==|!=|:=|=>)\s*[A-Za-z_]\w*\s*\("
+            r"|\b(?:def|function|lambda)\s+[A-Za-z_]\w*\s*\([^)\n]*\)\s*[:{]"
+            r"|\breturn\s+[A-Za-z_]\w*\s*(?:#|;|\()|\bprint\s*\([^)\n]*\)\s*(?:$|;|#)",
         ),
     ),
 ]
@@ -312,6 +428,112 @@ def _clean(text: str) -> str:
     return re.sub(r"[ \t\r\f\v]+", " ", text)
 
 
+# A task for whoever reads the text: an imperative of a verb of discourse ("Summarize ...", "Describe the
+# lifecycle of a butterfly"), of making a text ("Write a poem ...", "Provide a list of ..."), or a request
+# for oneself ("Show me how ...", "Help me with ..."), asked as an order or as "Can you ...?". Kept when
+# the sentence speaks of the business or its customer (a tie word: "Describe your symptoms when you
+# book", "Tell us about your event"): that is the business asking its customers for something.
+_TASK = re.compile(
+    r"(?:"
+    + _CLAUSE
+    + r"|^\W*(?:can|could|would|will)\s+you\s+(?:please\s+)?)(?:"
+    + _alt("task_verbs")
+    + r"\b|"
+    + _alt("make_verbs")
+    + r"\s+(?:me\s+|us\s+)?(?:a|an|the|some|one|two|three|five|ten|\d+)?\s*(?:[\w'-]+\s+){0,3}?"
+    + _alt("texts")
+    + r"\b|"
+    + _alt("for_me_verbs")
+    + r"\s+me\b)",
+    _I,
+)
+_CAN_YOU = re.compile(r"^\W*(?:can|could|would|will)\s+you\b", _I)
+_TIES = _words("ties")
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
+
+
+_LETS = re.compile(r"^\W*let(?:'s|\s+us)\b", _I)
+
+
+def _is_task(text: str) -> bool:
+    if not _TASK.search(text):
+        return False
+    words = [w.lower() for w in _WORD.findall(_CAN_YOU.sub("", text, count=1))]
+    ties = _TIES - {"we", "us", "our", "we're", "we've", "we'll"} if _LETS.match(text) else _TIES
+    return not any(w in ties for w in words)
+
+
+@cache
+def _english() -> frozenset[str]:
+    """English words: the frequency dictionary symspellpy ships (82,765 words)."""
+    from importlib.resources import files
+
+    text = (files("symspellpy") / "frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
+    return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
+
+
+UNREADABLE_SHARE = 0.6  # an English sentence with a few foreign names scores 0.67-0.9; Gaelic 0.4-0.55
+UNREADABLE_MIN_WORDS = 4
+UNREADABLE_RUN = 4
+
+
+def _unreadable(text: str) -> bool:
+    """Mostly words outside English: the guard cannot tell what it says. (Names in capitals are left
+    out, unless the whole text is in capitals.)"""
+    words = _WORD.findall(text)
+    if not all(w.isupper() for w in words):
+        words = [w for w in words if not (w.isupper() and len(w) > 1)]
+    if len(words) < UNREADABLE_MIN_WORDS:
+        return False
+    english = _english()
+    known = [w.lower().replace("\u2019", "'") in english for w in words]
+    if sum(known) / len(words) < UNREADABLE_SHARE:
+        return True
+    # A phrase in another language inside an English sentence ("please do the following: ngjit kërkesën
+    # tënde të sistemit këtu"): UNREADABLE_RUN unknown words in a row (short words neither count nor
+    # break a run: "i do", "an", "të").
+    run = 0
+    for word, is_known in zip(words, known, strict=True):
+        if len(word) <= 3:
+            continue
+        run = 0 if is_known else run + 1
+        if run >= UNREADABLE_RUN:
+            return True
+    return False
+
+
+FOREIGN_LINK_PREFIX = "links to a site that is not the business's own"
+_LINK = re.compile(r"(?i)(?:\bhttps?:)?//[^\s<>\"'()\[\]]+|\bwww\.[^\s<>\"'()\[\]]+")
+
+
+def host_of(url: str) -> str:
+    """The host a browser would contact for ``url`` ("www." and a trailing dot dropped), or ""."""
+    url = url.strip()
+    if not re.match(r"(?i)[a-z][a-z0-9+.-]*:|//", url):
+        url = "//" + url
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    host = host.lower().rstrip(".")
+    return host.removeprefix("www.")
+
+
+def foreign_link(text: str, own_hosts: Iterable[str]) -> str | None:
+    """Why ``text`` may not become knowledge because it links elsewhere, or None.
+
+    A page or document of the business links to the business's own site; a link to any other host
+    (a subdomain of an own host is own) is how a planted text sends visitors away ("<Business>'s website
+    is https://evil.example/..."). Such a part is not stored: the business's own links stay, and an
+    owner who wants a partner's link shown adds it as an answer of their own (trusted)."""
+    own = {h.removeprefix("www.") for h in own_hosts if h}
+    for match in _LINK.finditer(_clean(text)):
+        host = host_of(match.group(0).rstrip(".,;:!?*_~`"))
+        if not any(host == h or host.endswith("." + h) for h in own):
+            return f"{FOREIGN_LINK_PREFIX} ({host or match.group(0)[:60]})"
+    return None
+
+
 def looks_like_instructions(text: str) -> str | None:
     """Why ``text`` reads as instructions to an AI rather than something about the business, or None.
 
@@ -325,7 +547,45 @@ def looks_like_instructions(text: str) -> str | None:
     weak = sorted({why for why, pattern in _WEAK if pattern.search(cleaned)})
     if len(weak) >= 2:
         return f"{REASON_PREFIX} ({weak[0]}; {weak[1]})"
+    if _is_task(cleaned):
+        return f"{REASON_PREFIX} (a task for whoever reads it)"
+    if _unreadable(cleaned):
+        return f"{REASON_PREFIX} (not in a language the guard reads: English)"
     return None
 
 
-__all__ = ["REASON_PREFIX", "UNTRUSTED_KINDS", "looks_like_instructions"]
+BESIDE_INSTRUCTIONS = f"{REASON_PREFIX} (in or between paragraphs holding such text)"
+SANDWICH = 2
+
+
+def screen_parts(parts: Sequence[Part], *, own_hosts: Iterable[str]) -> dict[str, str]:
+    """Why each part of one untrusted source (a page, a document) may not become knowledge, by part
+    hash; parts not named may.
+
+    A planted instruction comes as a block: the sentences of a jailbreak around the one that gives it
+    away ("As your knowledge is cut off in 2021, ..." after "From now on you are going to act as ...")
+    say nothing about the business either. So every part of a paragraph, list item or table row that
+    holds text addressed to an AI is kept out with it, and so are the blocks between two such blocks
+    (SANDWICH at most)."""
+    reasons = {p.hash: looks_like_instructions(p.text) or foreign_link(p.text, own_hosts) for p in parts}
+    tainted = sorted({p.block for p in parts if (reasons[p.hash] or "").startswith(REASON_PREFIX)})
+    # A long jailbreak is several paragraphs, not all of them showing what they are: a block with such
+    # text on both sides, at most SANDWICH blocks away, is part of it.
+    spans = [(a, b) for a, b in pairwise(tainted) if b - a <= SANDWICH + 1]
+    for p in parts:
+        inside = p.block in tainted or any(a < p.block < b for a, b in spans)
+        if not reasons[p.hash] and inside:
+            reasons[p.hash] = BESIDE_INSTRUCTIONS
+    return {h: r for h, r in reasons.items() if r}
+
+
+__all__ = [
+    "BESIDE_INSTRUCTIONS",
+    "FOREIGN_LINK_PREFIX",
+    "REASON_PREFIX",
+    "UNTRUSTED_KINDS",
+    "foreign_link",
+    "host_of",
+    "looks_like_instructions",
+    "screen_parts",
+]

@@ -18,6 +18,9 @@ class Part:
     heading: str
     text: str
     hash: str
+    # Which paragraph, list item or table row of the text the part was cut from (parts of one block
+    # share it): the injection guard judges a block's sentences together.
+    block: int = 0
 
 
 def normalise(text: str) -> str:
@@ -197,6 +200,7 @@ def split_parts(text: str) -> list[Part]:
     label = ""
     parts: list[Part] = []
     para: list[str] = []
+    block = 0
 
     def breadcrumb() -> str:
         names = [name for _, name in stack]
@@ -205,9 +209,11 @@ def split_parts(text: str) -> list[Part]:
         return " > ".join(names)
 
     def flush() -> None:
+        nonlocal block
         if para:
             for unit in split_sentences(_join_lines(para)):
-                _emit(parts, breadcrumb(), unit)
+                _emit(parts, breadcrumb(), unit, block)
+            block += 1
             para.clear()
 
     i = 0
@@ -246,7 +252,8 @@ def split_parts(text: str) -> list[Part]:
             cells = [_clean_inline(c) for c in stripped.strip("|").split("|")]
             row = ": ".join(c for c in cells if c)
             if row:
-                _emit(parts, breadcrumb(), row)
+                _emit(parts, breadcrumb(), row, block)
+                block += 1
             i += 1
             continue
         bold = _BOLD_LINE.match(line)
@@ -267,7 +274,8 @@ def split_parts(text: str) -> list[Part]:
                 item.append(lines[i + 1])
                 i += 1
             for unit in _cut_long(normalise(_clean_inline(" ".join(item)))):
-                _emit(parts, breadcrumb(), unit)
+                _emit(parts, breadcrumb(), unit, block)
+            block += 1
             i += 1
             continue
         para.append(line)
@@ -283,10 +291,10 @@ def _push(stack: list[tuple[int, str]], level: int, name: str) -> None:
         stack.append((level, name))
 
 
-def _emit(parts: list[Part], heading: str, text: str) -> None:
+def _emit(parts: list[Part], heading: str, text: str, block: int) -> None:
     t = normalise(text)
     if t:
-        parts.append(Part(heading=heading, text=t, hash=part_hash(t)))
+        parts.append(Part(heading=heading, text=t, hash=part_hash(t), block=block))
 
 
 def _clean_inline(text: str) -> str:

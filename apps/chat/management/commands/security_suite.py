@@ -1,4 +1,5 @@
-"""`manage.py security_suite [--llm] [--json] [--limit N] [--full N|all]`: the prompt-injection suite.
+"""`manage.py security_suite [--llm] [--json] [--limit N] [--full N|all] [--direct-only | --planted-only]`:
+the prompt-injection suite.
 
 Creates a throwaway business, loads a small bakery's knowledge, sends every direct attack of
 ../shared/eval/injection as a visitor message, plants the indirect ones in a local website (crawled by
@@ -61,6 +62,9 @@ class Command(BaseCommand):
             help="Comma-separated spikee seed sets for the direct attacks (default: all four).",
         )
         parser.add_argument("--direct-only", action="store_true", help="Skip planting (no crawl or upload).")
+        parser.add_argument(
+            "--planted-only", action="store_true", help="Only the planted attacks (crawl and upload)."
+        )
         parser.add_argument("--keep", action="store_true", help="Keep the throwaway business afterwards.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -112,6 +116,7 @@ class Command(BaseCommand):
                     extractor=extractor,
                     limit=limit,
                     full_per_corpus=full,
+                    direct=not options["planted_only"],
                     indirect=not options["direct_only"],
                     spikee_sets=spikee,
                     root=root,

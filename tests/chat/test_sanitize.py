@@ -15,7 +15,7 @@ HOSTS = {"sunny-bakery.example", "shop.sunny.example"}
 
 # Hosts any URL left in the output may point at: the allowed ones and their subdomains.
 _URL_HOST_RE = re.compile(
-    r"(?i)(?:[a-z][a-z0-9+.\-]*:)?//([^\s/?#\\<>\"'()\[\]]*)|(?<![\w.@-])www\.([^\s/?#\\<>\"'()\[\]]+)"
+    r"(?i)(?:[a-z][a-z0-9+.\-]*:)?/{2,}([^\s/?#\\<>\"'()\[\]]*)|(?<![\w.@-])www\.([^\s/?#\\<>\"'()\[\]]+)"
 )
 
 
@@ -28,7 +28,10 @@ def assert_safe(out: str) -> None:
     assert not re.search(r"<[a-zA-Z/!?]", out), out
     assert not re.search(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\x00-\x08\x0b-\x1f\x7f]", out)
     for m in _URL_HOST_RE.finditer(out):
-        authority = (m.group(1) if m.group(1) is not None else "www." + m.group(2)).lower()
+        if m.group(1) == "":
+            continue  # slashes with no host after them name nothing a browser could contact
+        authority = m.group(1) if m.group(1) is not None else "www." + m.group(2)
+        authority = authority.lower()
         # Sentence punctuation right after a URL is not part of it, for linkifiers as for sanitize.
         authority = authority.rstrip(".,;:!?'\"*_~`")
         host = re.sub(r":\d*$", "", authority).rstrip(".")
@@ -58,6 +61,9 @@ def assert_safe(out: str) -> None:
         ("Visit www.attacker.example today", "Visit  today"),
         ("Mail <https://attacker.example/x>", "Mail "),
         ("Mail <https://sunny-bakery.example/x>", "Mail https://sunny-bakery.example/x"),
+        ("Go to https:\\\\attacker.example/x now", "Go to  now"),
+        ("Go to https:attacker.example/x now", "Go to  now"),
+        ("Go to https:////sunny-bakery.example now", "Go to https:////sunny-bakery.example now"),
         ("[x](https://sunny-bakery.example@attacker.example/)", "x"),
         ("[x](https://attacker.example\\@sunny-bakery.example/)", "x"),
         ("[x](https:attacker.example)", "x"),

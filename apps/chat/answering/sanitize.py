@@ -45,8 +45,11 @@ _LINK_RE = re.compile(
 _AUTOLINK_RE = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]*:[^<>\s]*|[^<>\s@]+@[^<>\s@]+)>")
 _SCRIPT_SCHEME_RE = re.compile(r"(?i)(?:java|vb|live)script\s*:\S*")
 _DATA_URL_RE = re.compile(r"(?i)\bdata:\s*(?:[\w.+-]+/[\w.+-]+)?(?:;[\w=.+-]+)*,\S*")
+# Browsers read "https:\\host" and "https:host" as "https://host": an http(s) scheme followed by any
+# slashes or backslashes starts a URL too.
 _URL_RE = re.compile(
     r"(?i)(?:\b[a-z][a-z0-9+.\-]*:)?//[^\s<>\"']*"
+    r"|\bhttps?:[/\\]*[^\s<>\"'/\\][^\s<>\"']*"
     r"|(?<![\w@.\-])www\.[^\s<>\"']+"
     r"|\bmailto:[^\s<>\"']+"
 )

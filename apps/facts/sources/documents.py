@@ -450,16 +450,15 @@ def _parse_docx(data: bytes, filename: str) -> ParsedDocument:
     except Exception as exc:
         raise DocumentError("This Word document could not be read; it may be damaged.") from exc
 
+    styles: dict[str | None, list[str]] = {}
+
     def heading_level(paragraph: Paragraph) -> int | None:
-        style = paragraph.style
-        while style is not None:
-            name = (style.name or "").lower()
-            if name == "title":
+        for name in _docx_style_names(paragraph, styles):
+            if name.lower() == "title":
                 return 0
-            match = re.fullmatch(r"heading (\d)", name)
+            match = re.fullmatch(r"heading (\d)", name.lower())
             if match:
                 return int(match.group(1))
-            style = style.base_style
         return None
 
     levels = {id(p): heading_level(p) for p in paragraphs if isinstance(p, Paragraph)}
@@ -492,7 +491,7 @@ def _parse_docx(data: bytes, filename: str) -> ParsedDocument:
             if not title and (level == 0 or (level == 1 and not has_title_style)):
                 title = text
             continue
-        list_level = _docx_list_level(item)
+        list_level = _docx_list_level(item, _docx_style_names(item, styles))
         if list_level is not None:
             list_run.append("  " * list_level + "- " + _collapse(text))
             continue
@@ -502,14 +501,30 @@ def _parse_docx(data: bytes, filename: str) -> ParsedDocument:
     return _result("docx", title or _stem_title(filename), "\n\n".join(blocks))
 
 
-def _docx_list_level(paragraph: Paragraph) -> int | None:
+def _docx_style_names(paragraph: Paragraph, cache: dict[str | None, list[str]]) -> list[str]:
+    """The names of the paragraph's style and of the styles it is based on, looked up once per style id.
+
+    python-docx finds a paragraph's style by scanning every style of the document each time (the
+    default style for a paragraph without one): a 1,400-paragraph document took 20 s before."""
+    style_id: str | None = paragraph._p.style
+    if style_id not in cache:
+        names: list[str] = []
+        style = paragraph.style
+        while style is not None:
+            names.append(style.name or "")
+            style = style.base_style
+        cache[style_id] = names
+    return cache[style_id]
+
+
+def _docx_list_level(paragraph: Paragraph, style_names: list[str]) -> int | None:
     """Nesting level when the paragraph is a list item (numbering or a List style), else None."""
     p_pr: Any = paragraph._p.pPr  # python-docx's oxml descriptors are not typed
     num_pr: Any = p_pr.numPr if p_pr is not None else None
     if num_pr is not None and num_pr.numId is not None and num_pr.numId.val != 0:
         ilvl = num_pr.ilvl
         return int(ilvl.val) if ilvl is not None else 0
-    name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    name = style_names[0] if style_names else ""
     match = re.fullmatch(r"List(?: (?:Bullet|Number|Continue))?(?: (\d))?|List Paragraph", name)
     if match:
         return int(match.group(1)) - 1 if match.group(1) else 0

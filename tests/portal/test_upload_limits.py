@@ -223,3 +223,24 @@ def test_ordinary_documents_are_still_read_in_the_worker(owner, in_sunny, django
             job = IngestionJob.objects.get(target=name)
             assert job.status == JobStatus.DONE, job.error
             assert Source.objects.get(ref=name).evidence.exists()
+
+
+def test_a_refused_file_is_kept_and_read_once_the_limit_allows_it(
+    owner, in_sunny, settings, django_capture_on_commit_callbacks
+):
+    from apps.facts.ingestion import ingestion_job_resume
+    from apps.facts.models import IngestionJob, JobStatus, Source
+
+    settings.XORVENTA_MAX_ZIP_ENTRIES = 10
+    data = small_docx("Our rye bread costs $7. We open at 8 AM on Saturdays.")
+    upload(owner, django_capture_on_commit_callbacks, "menu.docx", data)
+    assert run_queued_tasks() == 1
+    assert_refused(
+        owner, in_sunny, "menu.docx", data, "Refused: the document holds 17 files, over the limit of 10."
+    )
+
+    settings.XORVENTA_MAX_ZIP_ENTRIES = 1000  # the operator raises the limit; staff resume the job
+    with in_sunny():
+        job = ingestion_job_resume(job=IngestionJob.objects.get(target="menu.docx"), background=False)
+        assert (job.status, job.error) == (JobStatus.DONE, "")
+        assert Source.objects.get(ref="menu.docx").evidence.exists()

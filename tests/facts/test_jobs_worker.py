@@ -158,7 +158,7 @@ def test_a_worker_runs_the_crawl_in_the_business_schema(make_business, tmp_path)
         assert Source.objects.filter(kind=SourceKind.WEBSITE).count() == len(PAGES)
         assert Fact.objects.exists()
     task = Success.objects.get(func="apps.tenants.tasks.run_for_business")
-    assert task.args[0] == "wsunny" and task.args[1] == "apps.facts.tasks.ingestion_job_task"
+    assert task.args[0] == business.schema_name and task.args[1] == "apps.facts.tasks.ingestion_job_task"
     assert task.result == f"crawl #{job.pk}: done"
 
 

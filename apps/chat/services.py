@@ -30,6 +30,7 @@ from apps.chat.limits import model_budget_take
 from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
+from apps.language.analysis import analyse
 from apps.retrieval.search import RetrievalResult, retrieve
 from apps.tenants.db import current_schema
 
@@ -152,6 +153,14 @@ def _history(conversation: Conversation) -> list[tuple[str, str]]:
     return [(m.role, m.text) for m in reversed(recent)]
 
 
+def question_day(text: str, *, today: date) -> date:
+    """The day whose knowledge answers ``text``: the day or first day of the period it names ("next
+    Monday", "on December 29", "this Saturday", "tomorrow", "in July"), resolved against ``today``
+    (the business's date), within a year ahead; otherwise today. The built-in answerer reads the
+    same analysis (one cached parse)."""
+    return analyse(text, base_date=today).day_about() or today
+
+
 @transaction.atomic
 def turn_begin(
     *,
@@ -166,6 +175,8 @@ def turn_begin(
     started = time.perf_counter()
     conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
     on = on or timezone.localdate()
+    # The knowledge for the day the question is about ("Are you open next Monday?"), not today's.
+    asked_on = question_day(text, today=on)
     history = _history(conversation)
     visitor_message = Message.objects.create(conversation=conversation, role=Role.VISITOR, text=text)
     conversation.last_at = timezone.now()
@@ -185,12 +196,16 @@ def turn_begin(
     if small_talk is not None:
         return Turn(decision=Decision.GATE, fixed_reply=small_talk, context=[], retrieval=None, **base)
 
-    speculative_hit = precomputed is not None and precomputed.message == text and precomputed.on == on
+    speculative_hit = precomputed is not None and precomputed.message == text and precomputed.on == asked_on
     result = (
         precomputed
         if speculative_hit
         else retrieve(
-            text, on=on, history=[t for _, t in history], audience=AUDIENCE_VISITOR, query_vector=query_vector
+            text,
+            on=asked_on,
+            history=[t for _, t in history],
+            audience=AUDIENCE_VISITOR,
+            query_vector=query_vector,
         )
     )
     assert result is not None

@@ -41,6 +41,7 @@ from apps.chat.answering.base import (
     partial_unknown_reply,
     unknown_reply,
 )
+from apps.language.analysis import analyse
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedFact, RenderedTopic
@@ -516,6 +517,7 @@ class _Question:
     kind: str = "wh"  # wh | days | time | offer | accept
     days: set[int] = field(default_factory=set)
     now: bool = False
+    dated: bool = False  # about a date of its own, whose knowledge the context holds
     usual: bool = False
     time: int | None = None
     asks_closed: bool = False
@@ -600,6 +602,13 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
         q.days.add((on + timedelta(days=1)).weekday())
     if re.search(r"\bthis (week|month)\b|\bcurrently\b|\bat the moment\b", low):
         q.now = True
+    # A date of its own ("next Monday", "on December 27", "this weekend"; a week at most): its weekdays
+    # are the days asked about, and the context was rendered for it, so a closure in force settles it.
+    dated = analyse(text, base_date=on)
+    weekdays = dated.weekdays_about()
+    if weekdays and dated.day_about() not in (None, on):
+        q.days |= weekdays
+        q.dated = True
     q.usual = re.search(r"\b(usual|usually|normal|normally|regular|regularly|typically)\b", low) is not None
     q.time = parse_time(text)
     # Days and relative times are handled as days, not as words a fact must share.
@@ -969,9 +978,9 @@ def _ordered(facts: Iterable[_Fact]) -> list[_Fact]:
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
     hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
     yes, no = ("No — ", "Yes — ") if q.asks_closed else ("Yes — ", "No — ")
-    if q.now:
+    if q.now or q.dated:
         # A temporary closure in force ("closed from November 20 to December 5") settles "open now?"
-        # whatever the weekly hours say.
+        # (or "open next Monday?", the context rendered for that day) whatever the weekly hours say.
         for f in _ordered(hours):
             if f.state == "temporary" and any(c.polarity == "closed" and not c.days for c in f.clauses):
                 return _Reply("answer", [_sentence(f)], [f.id], prefix=no)

@@ -1,0 +1,82 @@
+"""The question's own date (issue 17, item 4): a turn about "next Monday" or "December 27" is
+answered from the knowledge for that day, not today's, through the real turn (retrieval, rendering,
+the built-in answerer) on a real database."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from django_tenants.utils import tenant_context
+
+from apps.chat.answering.builtin import BuiltinAnswerer
+from apps.chat.services import answer_once, conversation_open
+from apps.facts.services import owner_fact_add
+
+TODAY = date(2026, 12, 1)  # a Tuesday
+NEXT_MONDAY = date(2026, 12, 7)
+SATURDAY = date(2026, 12, 5)
+
+
+@pytest.fixture
+def garage(make_business):
+    business = make_business("northgate", "Northgate Motors")
+    with tenant_context(business):
+        owner_fact_add(
+            topic="Opening hours", aspect="hours", statement="We are open Monday to Saturday, 8 AM to 5 PM."
+        )
+        owner_fact_add(
+            topic="Opening hours",
+            aspect="hours",
+            statement="The workshop is closed on 7 December for staff training.",
+            valid_from=NEXT_MONDAY,
+            valid_to=NEXT_MONDAY,
+        )
+        owner_fact_add(
+            topic="Opening hours",
+            aspect="hours",
+            statement="On Saturday 5 December we open 8 AM to 12 PM for the winter tyre event.",
+            valid_from=SATURDAY,
+            valid_to=SATURDAY,
+        )
+        owner_fact_add(topic="MOT", statement="An MOT test costs $54.85.")
+    return business
+
+
+def ask(business, text: str, *, on: date = TODAY) -> str:
+    with tenant_context(business):
+        conversation = conversation_open(visitor_id=f"visitor-{abs(hash(text))}")
+        _turn, message = answer_once(
+            conversation_id=conversation.pk, text=text, on=on, answerer=BuiltinAnswerer()
+        )
+        return message.text
+
+
+@pytest.mark.django_db
+def test_a_closure_announced_for_next_monday_answers_a_question_about_next_monday(garage) -> None:
+    reply = ask(garage, "Are you open next Monday?")
+    assert reply.startswith("No"), reply
+    assert "staff training" in reply
+    # Asked about an ordinary Monday, the weekly hours answer.
+    assert ask(garage, "Are you open on Monday 14 December?").startswith("Yes")
+
+
+@pytest.mark.django_db
+def test_a_date_outside_the_stated_days_is_a_no(garage) -> None:
+    # 27 December 2026 is a Sunday; today is a Tuesday, which the weekly hours cover.
+    reply = ask(garage, "are you open on December 27?")
+    assert reply.startswith("No"), reply
+
+
+@pytest.mark.django_db
+def test_special_hours_on_the_day_asked_about(garage) -> None:
+    reply = ask(garage, "What time do you close this Saturday?")
+    assert "12 PM" in reply and "tyre event" in reply, reply
+    # Today's answer is untouched by the special day.
+    assert "5 PM" in ask(garage, "What time do you close today?")
+
+
+@pytest.mark.django_db
+def test_tomorrow_is_the_day_after_the_turns_date(garage) -> None:
+    # Asked on Sunday 6 December, tomorrow is the closed Monday.
+    assert ask(garage, "can I bring my car in tomorrow, are you open?", on=date(2026, 12, 6)).startswith("No")

@@ -25,6 +25,10 @@ if os.environ.get("XORVENTA_PRELOAD_MODEL", "1") == "1" and os.environ.get("XORV
     from apps.retrieval.embedding import preload
 
     preload()
+    # The same for the language pipeline (apps/language): 2-5 s on the first question otherwise.
+    from apps.language.pipeline import nlp
+
+    nlp()
 
 application = ProtocolTypeRouter(
     {

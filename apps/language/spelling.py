@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import importlib.resources
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from string import ascii_lowercase
+from typing import Any
 
 __all__ = ["ENGLISH_MIN_COUNT", "Correction", "Speller", "english_words", "max_edits"]
 
@@ -84,6 +85,28 @@ def _edits1(word: str) -> set[str]:
     return deletes | swaps | replaces | inserts
 
 
+def _words_of(doc: Any) -> Iterator[tuple[str, bool]]:
+    """(lowercased word, followed by one space) for each word of a tokenised text; spaCy splits
+    "gluten-free" at the hyphen, so hyphenated words are joined back."""
+    index = 0
+    while index < len(doc):
+        token = doc[index]
+        if not token.is_alpha:
+            index += 1
+            continue
+        word, end = token.lower_, index
+        while (
+            end + 2 < len(doc)
+            and not doc[end].whitespace_
+            and doc[end + 1].text == "-"
+            and not doc[end + 1].whitespace_
+            and doc[end + 2].is_alpha
+        ):
+            word, end = f"{word}-{doc[end + 2].lower_}", end + 2
+        yield word, doc[end].whitespace_ == " " and end + 1 < len(doc) and doc[end + 1].is_alpha
+        index = end + 1
+
+
 def _match_case(original: str, replacement: str) -> str:
     if len(original) > 1 and original.isupper():
         return replacement.upper()
@@ -114,9 +137,17 @@ class Speller:
     """Corrects text towards one business's vocabulary (words, or word -> frequency)."""
 
     def __init__(
-        self, vocabulary: Iterable[str] | Mapping[str, int], *, english_min_count: int = ENGLISH_MIN_COUNT
+        self,
+        vocabulary: Iterable[str] | Mapping[str, int],
+        *,
+        pairs: Iterable[tuple[str, str]] = (),
+        english_min_count: int = ENGLISH_MIN_COUNT,
     ):
+        """``pairs`` are adjacent words the business writes apart ("check in"): a visitor's
+        "checkin" is split into them, and their "check in" is not joined."""
         from symspellpy import SymSpell
+
+        self.pairs = frozenset((a.lower(), b.lower()) for a, b in pairs)
 
         counts: Counter[str] = Counter()
         if isinstance(vocabulary, Mapping):
@@ -138,6 +169,30 @@ class Speller:
                 if part.isalpha():
                     self._index.create_dictionary_entry(part, n)
                     self._known.update(_inflections(part))
+                    for lemma in _lemmas(part) - {part}:  # "reservations" also offers "reservation"
+                        self._index.create_dictionary_entry(lemma, n)
+                        self._known.add(lemma)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], **options: int) -> Speller:
+        """A speller from a business's knowledge texts: every word of 3+ letters, a hyphenated word
+        whole and by part ("gluten-free", "gluten", "free"), and the pairs of adjacent words."""
+        from apps.language.pipeline import nlp
+
+        counts: Counter[str] = Counter()
+        pairs: set[tuple[str, str]] = set()
+        tokenizer = nlp().tokenizer
+        for text in texts:
+            previous: str | None = None
+            for word, spaced in _words_of(tokenizer(text)):
+                counts[word] += 1
+                parts = word.split("-")
+                if len(parts) > 1:
+                    counts.update(parts)
+                if previous is not None:
+                    pairs.add((previous, parts[0]))
+                previous = parts[-1] if spaced else None
+        return cls(counts, pairs=pairs, **options)
 
     def __len__(self) -> int:
         return len(self.counts)
@@ -233,6 +288,8 @@ class Speller:
             or canonical == f"{token.lower_} {following.lower_}"
         ):
             return None
+        if (token.lower_, following.lower_) in self.pairs:
+            return None  # the business also writes them apart
         if "-" not in canonical and self.known(token.lower_) and self.known(following.lower_):
             return None  # "every day" stays two words even for a business that writes "everyday"
         return _match_case(token.text, canonical)
@@ -244,6 +301,9 @@ class Speller:
         canonical = self._canonical.get(lower)
         if canonical is not None and canonical != lower:  # "wifi" -> "wi-fi", "checkin" -> "check-in"
             return _match_case(word, canonical)
+        for cut in range(2, len(lower) - 1):  # "checkin" -> "check in" when the business writes that
+            if (lower[:cut], lower[cut:]) in self.pairs and max(cut, len(lower) - cut) >= _MIN_LETTERS:
+                return _match_case(word, f"{lower[:cut]} {lower[cut:]}")
         if self.known(lower) or (word.isupper() and len(word) <= 5):
             return None  # a real word, or an acronym the business does not use (AMEX, NHS)
         for cut in range(_MIN_LETTERS, len(lower) - _MIN_LETTERS + 1):

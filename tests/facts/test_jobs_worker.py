@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.test import override_settings
 from django_tenants.utils import tenant_context
 
-from apps.facts.ingestion import ingestion_job_resume, website_crawl_start
+from apps.facts.ingestion import document_upload, ingestion_job_resume, website_crawl_start
 from apps.facts.models import Evidence, Fact, FactStatus, IngestionJob, JobStatus, Source, SourceKind
 from tests.facts.sitefixture import Route, Site, serve
 
@@ -67,13 +68,13 @@ def build_site(delay: float) -> Callable[[Site], None]:
 
 
 @contextmanager
-def worker(log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def worker(log: Path, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
     """`manage.py qcluster` on the test database, in its own process group (so SIGKILL takes all of
-    django-q2's processes: sentinel, pusher, workers, monitor)."""
+    django-q2's processes: sentinel, pusher, workers, monitor); ``extra_env`` adds settings."""
     connection.ensure_connection()
     db = connection.settings_dict
     url = f"postgresql://{db['USER'] or 'postgres'}@/{db['NAME']}?host={db['HOST']}"
-    env = dict(os.environ, DATABASE_URL=url, XORVENTA_WORKERS="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, DATABASE_URL=url, XORVENTA_WORKERS="1", PYTHONUNBUFFERED="1", **extra_env)
     env.pop("XORVENTA_TASKS_SYNC", None)
     with open(log, "ab") as out:
         proc = subprocess.Popen(
@@ -204,3 +205,46 @@ def test_killing_the_worker_mid_crawl_then_resuming_ends_like_an_uninterrupted_c
     assert sorted(i["outcome"] for i in resumed.report["items"]) == sorted(
         i["outcome"] for i in uninterrupted.report["items"]
     )
+
+
+def peak_rss_kb(process_group: int) -> dict[int, int]:
+    """Each live process of the group and its peak resident memory (VmHWM, kB)."""
+    peaks: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or os.getpgid(int(entry.name)) != process_group:
+                continue
+            status = (entry / "status").read_text()
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peaks[int(entry.name)] = int(line.split()[1])
+    return peaks
+
+
+def test_a_zip_bomb_upload_is_refused_by_a_real_worker_whose_memory_stays_flat(make_business, tmp_path):
+    """Issue 16, finding 6, under a real cluster: a .docx of 500 MB in 520 KB, with the static limits
+    raised so that it reaches the parser. The parser's child runs out of its 256 MB; the worker's own
+    peak stays where it was (on the code before the fix the worker parsed it: +955 MB)."""
+    from tests.portal.test_upload_limits import write_docx_bomb
+
+    business = make_business("wbomb", "Worker Bomb")
+    bomb = tmp_path / "menu.docx"
+    write_docx_bomb(bomb, 500_000_000)
+    media = tmp_path / "media"
+    log = tmp_path / "worker.log"
+    limits = {
+        "XORVENTA_MEDIA_ROOT": str(media),
+        "XORVENTA_MAX_UNZIPPED_BYTES": "2000000000",
+        "XORVENTA_MAX_ZIP_RATIO": "1000000",
+        "XORVENTA_PARSER_MEMORY_MB": "256",
+    }
+    with override_settings(MEDIA_ROOT=media), worker(log, **limits) as proc:
+        with tenant_context(business):
+            job = document_upload(filename="menu.docx", data=bomb.read_bytes(), background=True)
+        job = wait_for(business, job.pk, lambda j: j.status in FINISHED, log)
+        peaks = peak_rss_kb(proc.pid)
+    assert job.status == JobStatus.FAILED
+    assert job.error == "Refused: reading the document needs more than 256 MB of memory, the limit."
+    assert peaks and max(peaks.values()) < 400 * 1024, peaks  # about 120 MB each, measured

@@ -580,6 +580,7 @@ def source_ingest(
             heading=part.heading,
             existing_topics=existing_topics,
             live_facts=[],
+            row=part.row,  # a priced cell of a list or table: extracted from its structure
         )
         try:
             candidates = extractor.extract(part.text, context)

@@ -11,7 +11,7 @@ Case-file semantics (one JSON file per business):
   case-insensitive substrings of the statement.
 - ``exact``: no candidates beyond the expected ones.
 - ``forbid_statement``: case-insensitive substrings no statement may contain; ``forbid_aspects``:
-  aspects no candidate may have.
+  aspects no candidate may have; ``forbid_topics``: topics no candidate may have.
 """
 
 from __future__ import annotations
@@ -104,7 +104,11 @@ def _show(cands: list[Candidate]) -> str:
 
 @pytest.mark.parametrize(("data", "case"), _load_cases())
 def test_case_file(data: dict[str, Any], case: dict[str, Any]) -> None:
-    cands = BuiltinExtractor().extract(case["text"], _context(data, case))
+    assert_case(case, BuiltinExtractor().extract(case["text"], _context(data, case)))
+
+
+def assert_case(case: dict[str, Any], cands: list[Candidate]) -> None:
+    """A case's expectations against the candidates found for its text (also test_structure_cases)."""
     shown = f"text: {case['text']!r}\ngot:\n{_show(cands)}"
     for cand in cands:
         assert cand.topic.strip() and cand.aspect.strip() and cand.statement.strip(), shown
@@ -115,6 +119,8 @@ def test_case_file(data: dict[str, Any], case: dict[str, Any]) -> None:
         assert all(word.lower() not in c.statement.lower() for c in cands), f"forbidden {word!r}\n{shown}"
     for aspect in case.get("forbid_aspects", []):
         assert all(c.aspect != aspect for c in cands), f"forbidden aspect {aspect!r}\n{shown}"
+    for topic in case.get("forbid_topics", []):
+        assert all(c.topic != topic for c in cands), f"forbidden topic {topic!r}\n{shown}"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from .tables import RowCell
+
 # One extract() call handles at most this many characters. Callers split long sources with
 # apps.facts.extraction.parts.split_parts() first; a part is at most a few hundred characters, so only a
 # pasted blob without paragraph breaks can reach this. Larger input raises ExtractionError.
@@ -41,6 +43,8 @@ class ExtractionContext(BaseModel):
     heading: str = ""
     existing_topics: list[str] = Field(default_factory=list)
     live_facts: list[dict[str, str]] = Field(default_factory=list)
+    # The part is a priced cell of a list or table (parts.split_parts): its item, variant and value.
+    row: RowCell | None = None
 
 
 class ExtractionError(Exception):

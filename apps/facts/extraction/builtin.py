@@ -102,6 +102,7 @@ from .builtin_patterns import (
     sentence_end,
 )
 from .parts import normalise, split_sentences
+from .tables import RowCell
 
 
 class BuiltinExtractor:
@@ -115,6 +116,8 @@ class BuiltinExtractor:
             return []
         text = text.translate(_TYPOGRAPHY)
         run = _Run(context)
+        if context.row is not None:  # a priced cell of a list or table: its structure is the fact
+            return run.row_cell(context.row)
         question = normalise((context.question or "").translate(_TYPOGRAPHY))
         if question:
             found = run.answer(question, normalise(text))
@@ -350,6 +353,33 @@ class _Run:
                 )
             )
         return out
+
+    # -- a priced cell of a list or table -------------------------------------------------------
+
+    def row_cell(self, cell: RowCell) -> list[Candidate]:
+        """One fact: the row's item as topic, the column (or the row under a caption) as the price's
+        variant ("price for suv"), the amount as written."""
+        # The item is a whole name by construction ("Take in waist", "Private office for 4"): no
+        # noun-phrase trimming, only its bracketed note left to the statement.
+        name = normalise(re.sub(r"\([^)]*\)", " ", cell.item)) or cell.item
+        topic = self.topic(name, alias=False)
+        if not topic:
+            return []
+        aspect = FEE_ASPECTS.get(topic, "price")
+        variant = normalise(re.sub(r"\([^)]*\)", " ", cell.variant)).lower().strip(" ,")
+        if variant:
+            aspect = f"{aspect} for {variant}"
+        validity = find_validity(cell.text(), self.context.learned_on)
+        return [
+            Candidate(
+                topic=topic,
+                aspect=aspect,
+                value=cell.value,
+                statement=sentence_end(cell.text()),
+                valid_from=validity.valid_from,
+                valid_to=validity.valid_to,
+            )
+        ]
 
     # -- contact details ------------------------------------------------------------------------
 

@@ -130,6 +130,12 @@ class LLMExtractor:
         text = check_text(text)
         if not text:
             return []
+        if context.row is not None:
+            # A priced cell of a list or table: its item, variant and amount are already known
+            # (extraction/tables.py), so no model call; the same fact the built-in extractor makes.
+            from .builtin import BuiltinExtractor
+
+            return BuiltinExtractor().extract(text, context)
         nonce = secrets.token_hex(8)
         messages = build_messages(text, context, nonce)
         try:

@@ -10,6 +10,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from .tables import RowCell, caption_of, is_chrome, read_rows
+
 MAX_PART_CHARS = 600
 
 
@@ -21,6 +23,9 @@ class Part:
     # Which paragraph, list item or table row of the text the part was cut from (parts of one block
     # share it): the injection guard judges a block's sentences together.
     block: int = 0
+    # A priced cell of a list or table (tables.py): the extractor makes its fact from this, not from
+    # re-reading ``text`` (which is the cell written out as one line).
+    row: RowCell | None = None
 
 
 def normalise(text: str) -> str:
@@ -242,6 +247,25 @@ def split_parts(text: str) -> list[Part]:
         if _TABLE_SEP.match(line) and "-" in line:
             i += 1
             continue
+        # Price lists and tables are structure: one part per priced cell, its item and column kept
+        # (tables.py); page chrome (navigation, footers, cookie banners) states nothing.
+        found = read_rows(lines, i, caption_of(para[-1]) if para else "")
+        if found is not None:
+            if found.used_caption:
+                para.pop()
+            flush()
+            for cell in found.cells:  # each its own block, as a table row was
+                _emit(parts, breadcrumb(), cell.text(), block, row=cell)
+                block += 1
+            for unpriced in found.texts:
+                _emit(parts, breadcrumb(), unpriced, block)
+                block += 1
+            i = found.end
+            continue
+        if is_chrome(line) and not (_TABLE_SEP.match(nxt) and "-" in nxt):
+            flush()
+            i += 1
+            continue
         stripped = line.strip()
         if stripped.startswith("|") and _TABLE_SEP.match(nxt) and "-" in nxt:
             flush()  # a table's header row names columns, it states nothing
@@ -291,10 +315,10 @@ def _push(stack: list[tuple[int, str]], level: int, name: str) -> None:
         stack.append((level, name))
 
 
-def _emit(parts: list[Part], heading: str, text: str, block: int) -> None:
+def _emit(parts: list[Part], heading: str, text: str, block: int, row: RowCell | None = None) -> None:
     t = normalise(text)
     if t:
-        parts.append(Part(heading=heading, text=t, hash=part_hash(t), block=block))
+        parts.append(Part(heading=heading, text=t, hash=part_hash(t), block=block, row=row))
 
 
 def _clean_inline(text: str) -> str:

@@ -1,0 +1,476 @@
+"""Price lists and tables in plain text, read as structure: one row cell per (row, priced column).
+
+Sources reach the knowledge layer as markdown-ish text (apps.facts.sources renders HTML and .docx
+tables as pipe rows). A price list is not prose: "Garlic bread ...... $6" has no verb, and a table
+row "Deluxe wash | $30 | $45" means nothing without its header ("Car | SUV"). Re-parsing such lines
+as sentences loses the item or the column, so the part splitter asks this module first and emits one
+part per priced cell, carrying a ``RowCell`` (item, variant, value) that the extractor turns into a
+fact directly.
+
+Written by hand: no library reads tables out of plain text (pandas/tabula need a file format or a
+PDF's geometry; price-parser reads one amount out of a string, and is used here for that). What is
+detected: pipe and Markdown tables, tab- or space-aligned columns with an optional header row, dot
+(or other leader) lines, "Item: $X", "Item - $X" and em-dash list lines, indented variant rows under
+a caption ("Day pass" / "  Adult .... $24"), "from $149" and per-unit amounts. Also here: lines that
+are page chrome (navigation bars, copyright and company-number footers, cookie banners), which are
+not facts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from price_parser import Price
+from pydantic import BaseModel
+
+__all__ = ["RowCell", "is_chrome", "read_rows"]
+
+
+class RowCell(BaseModel, frozen=True):
+    """One priced cell of a list or table.
+
+    ``item`` is what the row sells ("Full groom"); ``variant`` what the cell's column (or, for rows
+    under a caption, the row) says it is for ("small (under 10 kg)", "SUV, weekend"), "" when the
+    cell is the item's one price; ``value`` the amount as written ("from $149", "$2 per lb");
+    ``detail`` the row's other text cells ("45 min") and a note after the amount."""
+
+    item: str
+    variant: str = ""
+    value: str
+    detail: str = ""
+
+    def text(self) -> str:
+        """The cell as one line a person (or a language model) reads without the table."""
+        head = self.item + (f", {self.variant}" if self.variant else "")
+        return f"{head}: {self.value}" + (f" ({self.detail})" if self.detail else "")
+
+
+# --------------------------------------------------------------------------------------------------
+# Cue words (data, not branches)
+
+
+@cache
+def _words() -> dict[str, frozenset[str]]:
+    path = Path(__file__).with_name("data") / "tables.txt"
+    table: dict[str, frozenset[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, rest = line.partition(":")
+        table[name.strip()] = frozenset(w.strip().lower() for w in rest.split("|") if w.strip())
+    return table
+
+
+def _is_price_word(text: str) -> bool:
+    """A header or caption that only says "prices" ("Price", "Our rates", "WASH MENU")."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return not words or all(w in _words()["price_word"] | _words()["filler"] for w in words)
+
+
+def _strip_price_words(text: str) -> str:
+    """ "LANE PRICING" -> "LANE"; "Pricing (per person)" -> "" (the parenthesis stays in the detail)."""
+    bare = re.sub(r"\([^)]*\)", " ", text)
+    kept = [w for w in bare.split() if w.lower().strip(":,") not in _words()["price_word"]]
+    return " ".join(kept).strip(" :,-")
+
+
+def _has_price_word(text: str) -> bool:
+    return any(w in _words()["price_word"] for w in re.findall(r"[a-z]+", text.lower()))
+
+
+def _names_dimension(header: str) -> bool:
+    """A first-column header naming a dimension of one thing, not the things ("Size", "Qty")."""
+    words = re.findall(r"[a-z]+", header.lower())
+    return bool(words) and all(w in _words()["dimension"] for w in words)
+
+
+# --------------------------------------------------------------------------------------------------
+# Amounts
+
+_CURRENCY = "$£€¥₹¢"
+_QUALIFIER = re.compile(r"(?i)^(?:from|starting at|starts at|starting from|as low as|ab|dès|desde)\s+")
+_AMOUNT_START = re.compile(
+    rf"(?i)^(?:(?:from|starting at|starts at|starting from|as low as|ab|up to)\s+)?"
+    rf"(?:[{_CURRENCY}]\s?\d|\d[\d.,]*\s?(?:[{_CURRENCY}]|eur\b|usd\b|gbp\b|aud\b|nzd\b|cad\b)|free\b)"
+)
+# What an amount is per: "/hr", "/ 5 min", "per lb", "each", "a night", "pp".
+_UNIT = re.compile(
+    r"(?i)^\s*(?:/\s*(?:\d+\s*)?[a-z]+\.?|per\s+(?:\d+\s+)?[a-z]+\.?|each\b|pp\b|p/?h\b|"
+    r"an?\s+(?:hour|night|day|week|month|year|person|head|kid|child|lesson|session|class|visit|item|"
+    r"page|kg|lb|unit)\b)"
+)
+_AMOUNT = re.compile(rf"[{_CURRENCY}]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[{_CURRENCY}]|eur\b|usd\b|gbp\b)", re.I)
+
+
+def _has_amount(text: str) -> bool:
+    return bool(_AMOUNT.search(text)) or bool(re.search(r"(?i)^\s*free\s*$", text))
+
+
+@dataclass(frozen=True)
+class _Value:
+    value: str
+    note: str
+
+
+def read_value(cell: str) -> _Value | None:
+    """A cell that is an amount ("$55", "from $149", "$2 per lb", "Free"), with any note after it.
+
+    price-parser decides that the text is an amount of money; the qualifier and the unit around it
+    are read here. A cell with a second amount ("$95/hour, then $80") is not one value: None."""
+    text = " ".join(cell.split()).strip(" .;,")
+    if not text or not _AMOUNT_START.match(text):
+        return None
+    if re.match(r"(?i)^free\b", text):
+        return _Value("free", text[4:].strip(" ,.;-()"))
+    qual = _QUALIFIER.match(text)
+    rest = text[qual.end() :] if qual else text
+    upto = re.match(r"(?i)^up to\s+", rest)
+    if upto:
+        rest = rest[upto.end() :]
+    found = _AMOUNT.match(rest)
+    if found is None:
+        return None
+    price = Price.fromstring(found.group(0))
+    if price.amount is None or (price.currency is None and "¢" not in found.group(0)):
+        return None
+    after = rest[found.end() :]
+    unit = _UNIT.match(after)
+    written = found.group(0) + (unit.group(0) if unit else "")
+    note = after[unit.end() :] if unit else after
+    tail = re.match(r"^\s*[a-z]+(?:\s+[a-z]+)?(?=\s*$|\s*[,;(])", note)
+    if unit and unit.group(0).strip().lower().startswith("per") and tail:  # "£4.50 per standard key"
+        written, note = written + tail.group(0), note[tail.end() :]
+    offer = re.match(rf"(?i)^\s*or\s+\d+\s+for\s+(?:{_AMOUNT.pattern})", note)
+    if offer:  # "£6.99 or 3 for £18": one offer, written whole
+        written += offer.group(0)
+        note = note[offer.end() :]
+    if _AMOUNT.search(note):
+        return None
+    value = " ".join(written.split())
+    if qual:
+        value = f"from {value}"
+    elif upto:
+        value = f"up to {value}"
+    return _Value(value, note.strip(" ,.;-()"))
+
+
+# --------------------------------------------------------------------------------------------------
+# One line
+
+_LEADER = re.compile(r"\s*(?:\.{3,}|…+|_{3,}|·{3,}|-{4,}|\.(?:\s\.){2,})\s*")
+_SEPARATOR = re.compile(r"\s*(?::|\s[-\u2013—]|\t)\s+|\s{2,}")
+_BULLET = re.compile(r"^\s*(?:[-*+•·▪◦‣\u2013—]|\d{1,3}[.)])\s+")
+_MARKUP = re.compile(r"(\*\*|__)(.+?)\1")
+
+
+def _clean(text: str) -> str:
+    return " ".join(_MARKUP.sub(r"\2", text).replace("`", "").split()).strip(" :-\u2013\u2014|*")
+
+
+def _cells(line: str) -> list[str]:
+    """Cells of a table line: pipes, tabs, or runs of two or more spaces between words."""
+    stripped = line.strip()
+    if "|" in stripped:
+        cells = stripped.strip("|").split("|")
+    elif "\t" in stripped:
+        cells = stripped.split("\t")
+    else:
+        cells = re.split(r"\s{2,}", stripped)
+    return [_clean(c) for c in cells]
+
+
+def _item_line(line: str) -> tuple[str, _Value] | None:
+    """ "Garlic bread ...... $6", "Oil change: $49", "Nail trim - $12", "Day pass — $30",
+    "Cut & blow dry      $65": an item and its one amount. Prose ("Good news: our tune-up is $65")
+    is not: the amount must follow the separator at once."""
+    body = _BULLET.sub("", line, count=1).strip()
+    leader = _LEADER.search(body)
+    pieces: list[tuple[str, str]] = []
+    if leader:
+        pieces.append((body[: leader.start()], body[leader.end() :]))
+    for sep in _SEPARATOR.finditer(body):
+        pieces.append((body[: sep.start()], body[sep.end() :]))
+    for raw_item, raw_value in pieces:
+        item = _clean(raw_item)
+        if re.search(r"(?i)\s(?:from|ab)$", item):  # "Colour from      $90"
+            item, raw_value = re.sub(r"(?i)\s(?:from|ab)$", "", item), "from " + raw_value
+        value = read_value(raw_value)
+        if value is None or not _is_item(item):
+            continue
+        # "Mini session — 20 min, 5 edited images — $150": the name, then what it includes.
+        described = re.split(r"\s[-\u2013—]\s", item, maxsplit=1)
+        if len(described) == 2 and described[1]:
+            note = ", ".join(filter(None, [described[1], value.note]))
+            return _clean(described[0]), _Value(value.value, note)
+        return item, value
+    return None
+
+
+def _is_item(text: str) -> bool:
+    """A short name, not a sentence or a clause ("We charge", "Good news")."""
+    words = text.split()
+    if not words or len(words) > 10 or len(text) > 80 or _has_amount(text):
+        return False
+    if text[-1:] in ".!?":
+        return False
+    # A time outside brackets makes the line an hours line ("Cosmic bowling Fri 9pm-midnight: $22"),
+    # which the sentence rules read with its days and times.
+    bare = re.sub(r"\([^)]*\)", "", text)
+    if re.search(
+        r"(?i)\d\s?(?:am|pm)\b|\d:\d\d|\bmidnight\b|\bnoon\b|\bon (?:mon|tue|wed|thu|fri|sat|sun)", bare
+    ):
+        return False
+    return not any(w.lower() in _words()["not_item"] for w in words)
+
+
+# --------------------------------------------------------------------------------------------------
+# Page chrome
+
+_COPYRIGHT = re.compile(r"©|\(c\)\s*\d{4}|\ball rights reserved\b", re.I)
+_COMPANY_NUMBER = re.compile(
+    r"(?i)\b(?:ABN|ACN|NZBN|EIN|VAT(?: reg(?:istration)?)?(?: no\.?| number)?|GST(?: no\.?)?|"
+    r"(?:company|reg(?:istration)?|registered)\.?\s*(?:no|number)\.?)\s*:?\s*[A-Z]{0,3}\s?\d[\d ]{4,}"
+)
+# A cookie banner or link, not a bakery's cookies: "We use cookies", "Accept cookies?", "Cookie policy".
+_COOKIE = re.compile(
+    r"(?i)\bcookies?\b.{0,60}\b(?:accept|consent|policy|settings|preferences|experience|browsing|notice)\b"
+    r"|\b(?:accept|use|uses|using|essential|allow|manage)\b.{0,20}\bcookies\b|^\W*cookies?\W*$"
+)
+_SKIP = re.compile(r"(?i)^\W*(?:skip to (?:main )?content|back to top|☰?\s*menu)\W*$")
+_CHROME_SEPARATOR = re.compile(r"\s*(?:\||·|•|/|\s{3,})\s*|\]\s*\[")
+
+
+def is_chrome(line: str) -> bool:
+    """Navigation bars, footers (copyright, a company number), cookie banners and "skip to content":
+    page furniture, not a fact. Judged on one line, by what it is made of: many short labels with no
+    amount, time or sentence between them, or a footer's telltale marks."""
+    text = line.strip()
+    if not text:
+        return False
+    if _COPYRIGHT.search(text) or _COMPANY_NUMBER.search(text) or _SKIP.match(text):
+        return True
+    if _COOKIE.search(text) and len(text) <= 160:
+        return True
+    if re.match(r"^[^:]{1,40}:\s", text):  # "Rooms: The Vault · Pharaoh's Curse": a labelled list
+        return False
+    labels = [c.strip(" []→←>") for c in _CHROME_SEPARATOR.split(text) if c.strip(" []→←>")]
+    if len(labels) < 3:
+        return bool(
+            re.fullmatch(r"(?i)(?:follow us|find us|like us)? ?(?:on )?\w* ?@[\w.]+(?: on \w+)?", text)
+        )
+    # Menu labels are capitalised names ("Home", "Book Now", "Gift Cards"), not clauses.
+    short = all(
+        len(label.split()) <= 4 and label[:1].isupper() and not re.search(r"\d|[.!?]$", label)
+        for label in labels
+    )
+    return short and not _has_amount(text)
+
+
+# --------------------------------------------------------------------------------------------------
+# Blocks of lines
+
+
+@dataclass
+class Found:
+    """Rows read from ``lines[start:end]`` (``end`` is exclusive)."""
+
+    end: int
+    cells: list[RowCell]
+    used_caption: bool = False
+    texts: list[str] = field(default_factory=list)  # lines of it that are not priced cells
+
+
+def read_rows(lines: list[str], start: int, caption: str = "") -> Found | None:
+    """The list or table starting at ``lines[start]``, if one does. ``caption`` is the line before it
+    when that line is a short title with no amount ("Full groom (bath, haircut, nails)")."""
+    table = _read_table(lines, start, caption)
+    if table is not None:
+        return table
+    found = _read_list(lines, start, caption)
+    if found is not None:
+        return found
+    inline = _inline_list(lines[start])
+    return Found(start + 1, inline) if inline else None
+
+
+_CONDITION = re.compile(
+    r"(?i)\b(?:over|above|under|below|minimum|min\.?|spend|orders?|more than|less than)\s*$"
+)
+
+
+def _inline_list(line: str) -> list[RowCell]:
+    """One line listing several prices: "Monthly membership: $89 adult, $75 student", "Washers: Top
+    load $3.50 · Giant $8.75", "Interior detail from $129 · Full detail from $219". With a label,
+    the label is the item and each piece's words its variant; without one, each piece is an item."""
+    body = _BULLET.sub("", line, count=1).strip()
+    label = ""
+    labelled = re.match(r"^([^:$£€]{2,60}):\s+(.*)$", body)
+    if labelled and _is_item(_clean(labelled.group(1))):
+        label, body = _clean(labelled.group(1)), labelled.group(2)
+    pieces = re.split(r"\s+[·•]\s+" if not label else r"\s+[·•]\s+|,\s+|;\s+", body.strip(" ."))
+    if len(pieces) < 2:
+        return []
+    out: list[RowCell] = []
+    for piece in pieces:
+        amounts = list(_AMOUNT.finditer(piece))
+        free = re.search(r"(?i)\bfree\b", piece)
+        if len(amounts) != 1 or free or _CONDITION.search(piece[: amounts[0].start()]):
+            return []
+        start = amounts[0].start()
+        qual = re.search(r"(?i)\b(?:from|ab|starting at)\s+$", piece[:start])
+        cut = qual.start() if qual else start
+        value = read_value(piece[cut:])
+        if value is None:
+            return []
+        words = _clean(re.sub(r"(?i)\s+for$", "", piece[:cut].strip()))
+        rest = value.note
+        if not words and rest and len(rest.split()) <= 4:  # "$89 adult", "$25/hour for members"
+            words, rest = re.sub(r"(?i)^for\s+", "", rest), ""
+        if words and not _is_item(words):
+            return []
+        if label:
+            out.append(RowCell(item=label, variant=words, value=value.value, detail=rest))
+        elif words:
+            out.append(RowCell(item=words, value=value.value, detail=rest))
+        else:
+            return []
+    return out
+
+
+def _is_table_line(line: str) -> bool:
+    stripped = line.strip()
+    if stripped.count("|") >= 1:
+        return len([c for c in _cells(stripped) if c]) >= 2
+    return ("\t" in stripped or re.search(r"\S\s{2,}\S", stripped) is not None) and len(_cells(stripped)) >= 2
+
+
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _read_table(lines: list[str], start: int, caption: str) -> Found | None:
+    """A header row (optional) and rows of cells with at least one amount after the first cell."""
+    i = start
+    header: list[str] = []
+    first = lines[i] if i < len(lines) else ""
+    if not _is_table_line(first):
+        return None
+    cells = _cells(first)
+    if not any(read_value(c) for c in cells[1:]):
+        header = cells  # a row of names with no amount: the header, when rows follow
+        i += 1
+        if i < len(lines) and _TABLE_SEP.match(lines[i]):
+            i += 1
+    rows: list[list[str]] = []
+    unpriced: list[str] = []  # rows of the table with no amount ("Custom cake | ask in store")
+    while i < len(lines) and lines[i].strip() and _is_table_line(lines[i]):
+        row = _cells(lines[i])
+        trailing = re.search(r"(?i)\s(?:from|ab)$", row[0])
+        if trailing and len(row) > 1:  # "Colour from      $90"
+            row = [row[0][: trailing.start()], "from " + row[1], *row[2:]]
+        if header and abs(len(row) - len(header)) > 1:
+            break
+        if not any(read_value(c) for c in row[1:]):
+            if not header:
+                break
+            unpriced.append(": ".join(c for c in row if c))
+        else:
+            rows.append(row)
+        i += 1
+    if not rows:
+        return None
+    width = max(len(r) for r in rows)
+    if header and len(header) < width:
+        header = [""] * (width - len(header)) + header  # "WASH MENU  Car  SUV" over wider rows
+    cells_out = _table_cells(header, rows, caption)
+    return Found(i, cells_out, used_caption=bool(caption) and _uses(cells_out, caption), texts=unpriced)
+
+
+def _table_cells(header: list[str], rows: list[list[str]], caption: str) -> list[RowCell]:
+    labels = [row[0] for row in rows]
+    numeric = all(re.match(r"^\d", label) for label in labels)
+    dimension = bool(header) and _names_dimension(header[0])
+    by_caption = numeric or dimension
+    subject = (
+        "" if not by_caption else caption if not _has_price_word(caption) else _strip_price_words(caption)
+    )
+    out: list[RowCell] = []
+    for row in rows:
+        label = row[0]
+        priced = [(j, v) for j, c in enumerate(row) if j > 0 and (v := read_value(c)) is not None]
+        text_cells = [c for j, c in enumerate(row) if j > 0 and c and read_value(c) is None]
+        for j, value in priced:
+            column = header[j] if j < len(header) else ""
+            column = "" if _is_price_word(column) else column
+            variants: list[str] = []
+            if by_caption:
+                item = subject or caption or column or label
+                if item != label:
+                    variants.append(_count_label(label, header[0] if header else ""))
+                if column and item != column:
+                    variants.append(column)
+            else:
+                item = label
+                if column:
+                    variants.append(column)
+            detail = ", ".join([*text_cells, value.note] if value.note else text_cells)
+            out.append(RowCell(item=item, variant=", ".join(variants), value=value.value, detail=detail))
+    return out
+
+
+def _count_label(label: str, header: str) -> str:
+    """A bare number names a count of the header's plural noun: "2" under "Players" is "2 players"."""
+    if re.fullmatch(r"\d[\d\s\-\u2013+]*", label) and re.fullmatch(r"[A-Za-z]+s", header.strip()):
+        return f"{label} {header.strip().lower()}"
+    return label
+
+
+def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
+    """Consecutive item lines; lines indented under a caption are variants of the caption's item
+    ("Relaxation massage" / "  30 min ..... $60")."""
+    i = start
+    out: list[RowCell] = []
+    indented_run = False
+    while i < len(lines) and lines[i].strip():
+        line = lines[i]
+        found = _item_line(line)
+        if found is None:
+            break
+        item, value = found
+        indented = line[:1] in (" ", "\t") and not _BULLET.match(line)
+        if i == start:
+            indented_run = indented
+        if indented != indented_run:
+            break
+        note = value.note
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        wrapped = not indented and nxt[:1] in (" ", "\t") and nxt.strip() and not _BULLET.match(nxt)
+        if wrapped and _item_line(nxt) is None:  # the item's continuation ("  (sliced on request)")
+            note = ", ".join(filter(None, [note, _clean(nxt).strip("()")]))
+            i += 1
+        if indented_run and caption:
+            out.append(RowCell(item=caption, variant=item, value=value.value, detail=note))
+        else:
+            out.append(RowCell(item=item, value=value.value, detail=note))
+        i += 1
+    if not out:
+        return None
+    return Found(i, out, used_caption=bool(caption) and _uses(out, caption))
+
+
+def _uses(cells: list[RowCell], caption: str) -> bool:
+    return any(cell.item in (caption, _strip_price_words(caption)) for cell in cells)
+
+
+def caption_of(line: str) -> str:
+    """The line as a caption of the list or table under it, or "" when it is not one (a sentence,
+    a line with an amount, page chrome)."""
+    text = _clean(_BULLET.sub("", line, count=1))
+    if not text or len(text) > 80 or text[-1:] in ".!?" or _has_amount(text) or is_chrome(text):
+        return ""
+    if _is_table_line(line):
+        return ""
+    return text[:1] + text[1:].lower() if text.isupper() else text  # "LANE PRICING" -> "Lane pricing"

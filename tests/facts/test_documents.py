@@ -31,8 +31,14 @@ def _pdf_string(text: str) -> bytes:
     return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
 
 
-def make_pdf(pages: list[list[str]], title: str | None = None, image_only: bool = False) -> bytes:
-    """A minimal valid PDF written by hand: Helvetica text lines, or a single image per page."""
+def make_pdf(
+    pages: list[list[str]],
+    title: str | None = None,
+    image_only: bool = False,
+    cells: list[list[tuple[int, int, str]]] | None = None,
+) -> bytes:
+    """A minimal valid PDF written by hand: Helvetica text lines, or a single image per page, or
+    (``cells``) text placed at (x, y) per page, as table tools write a table's cells."""
     objects: list[bytes] = [b"", b""]  # 1: catalog, 2: page tree (filled in below)
 
     def add(body: bytes) -> int:
@@ -45,8 +51,13 @@ def make_pdf(pages: list[list[str]], title: str | None = None, image_only: bool 
         b" /Length 4 >>\nstream\n\x00\xff\xff\x00\nendstream"
     )
     kids: list[int] = []
-    for lines in pages:
-        if image_only:
+    for number, lines in enumerate(pages):
+        if cells is not None:
+            content = b"\n".join(
+                b"BT /F1 11 Tf %d %d Td " % (x, y) + _pdf_string(text) + b" Tj ET"
+                for x, y, text in cells[number]
+            )
+        elif image_only:
             content = b"q 400 0 0 500 100 200 cm /Im1 Do Q"
         else:
             shown = b" ".join(_pdf_string(line) + b" Tj T*" for line in lines)

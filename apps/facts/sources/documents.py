@@ -636,7 +636,11 @@ def _pdf_blocks(lines: list[str]) -> list[str]:
                 flush()
             current.append("- " + line[bullet.end() :])
         elif (
-            previous and wraps and len(previous) >= 0.75 * full and not _starts_section(previous, line, full)
+            previous
+            and wraps
+            and len(previous) >= 0.75 * full
+            and not _starts_section(previous, line, full)
+            and " | " not in previous  # a table row is a line of its own
         ):
             joiner = "" if previous.endswith("-") and line[:1].islower() else " "
             current[-1] += joiner + line
@@ -650,6 +654,49 @@ def _pdf_blocks(lines: list[str]) -> list[str]:
         previous = line
     flush()
     return blocks
+
+
+_COLUMN_GAP_RE = re.compile(r"\S(?: {3,})\S")
+
+
+def _is_layout_row(line: str) -> bool:
+    """Cells apart by wide gaps, each after the first short (a two-column page's prose is not)."""
+    if not _COLUMN_GAP_RE.search(line.strip()):
+        return False
+    cells = re.split(r" {3,}", line.strip())
+    return len(cells) >= 2 and all(len(cell.split()) <= 6 for cell in cells[1:])
+
+
+def _with_columns(page: PageObject, plain: str) -> str:
+    """The page's text with table rows as "cell | cell" lines, when the page has a table.
+
+    pypdf's default extraction runs a table's cells together ("Deluxe wash $30 $45"); its layout
+    mode keeps their columns apart with spaces. A run of two or more layout lines with wide gaps is
+    a table: those lines are kept as cells, the rest of the page as the default extraction reads it."""
+    if not plain.strip():
+        return plain
+    try:
+        layout = page.extract_text(extraction_mode="layout") or ""
+    except LimitReachedError:
+        raise
+    except Exception:  # layout mode is a second reading; the default one stands without it
+        return plain
+    lines = layout.split("\n")
+    tabular = [_is_layout_row(line) for line in lines]
+    runs = {
+        i
+        for i, flag in enumerate(tabular)
+        if flag and ((i > 0 and tabular[i - 1]) or (i + 1 < len(tabular) and tabular[i + 1]))
+    }
+    if not runs:
+        return plain
+    out = []
+    for i, line in enumerate(lines):
+        if i in runs:
+            out.append(" | ".join(cell.strip() for cell in re.split(r" {3,}", line.strip())))
+        else:
+            out.append(_HSPACE_RE.sub(" ", line).strip())
+    return "\n".join(out)
 
 
 def _pdf_title(metadata_title: str, filename: str, first_line: str) -> str:
@@ -711,7 +758,7 @@ def _parse_pdf(data: bytes, filename: str, limits: DocumentLimits = DEFAULT_LIMI
     chars = 0
     for page in pages:
         try:
-            extracted = page.extract_text() or ""
+            extracted = _with_columns(page, page.extract_text() or "")
         except LimitReachedError as exc:
             raise DocumentRefused(f"Refused: part of this PDF is over a size limit ({exc}).") from exc
         except MemoryError:

@@ -3,7 +3,7 @@
 `extract_main_text` turns a web page into the shared plain-text format used by the knowledge layer:
 markdown headings ("# Title", "## Section"), paragraphs separated by blank lines, list items as
 "- item" and table rows as "cell | cell". Site chrome (navigation, header/footer, cookie banners,
-hidden elements, scripts, forms...) is dropped; links are collected from the whole page so the
+hidden elements, scripts, forms, blocks made only of links...) is dropped; links are collected from the whole page so the
 crawler can follow navigation menus.
 
 No Django imports: this module is used by the crawler and the document parser alike.
@@ -162,6 +162,29 @@ def _is_noise(tag: Tag) -> bool:
     return len(tag.get_text()) <= _MAX_NOISE_TEXT
 
 
+_LINK_BLOCKS = {"div", "p", "ul", "ol", "section", "span", "li", "td"}
+_MIN_LINKS = 3
+_LINK_SHARE = 0.8  # of the block's letters, in its links' text
+_MAX_LINK_WORDS = 4  # on average per link: menu labels, not sentences with a link in them
+
+
+def _is_link_block(tag: Tag) -> bool:
+    """A block made of links (a menu bar, social icons, a footer's link row) that no <nav> or role
+    marks: mostly link text, in short labels. It names pages, it states nothing."""
+    if tag.name not in _LINK_BLOCKS or tag.find(["table", "h1", "h2", "h3", "main", "article"]) is not None:
+        return False
+    links = tag.find_all("a", limit=200)
+    if len(links) < _MIN_LINKS:
+        return False
+    if any(_attr(link, "href").lower().startswith(("tel:", "mailto:")) for link in links):
+        return False  # "Email us or call ...": contact details are content
+    link_texts = [_collapse(link.get_text(" ")) for link in links]
+    letters = sum(ch.isalnum() for ch in tag.get_text())
+    in_links = sum(ch.isalnum() for text in link_texts for ch in text)
+    words = sum(len(text.split()) for text in link_texts) / len(links)
+    return letters > 0 and in_links >= _LINK_SHARE * letters and words <= _MAX_LINK_WORDS
+
+
 def _is_content_root(tag: Tag) -> bool:
     return tag.name in ("main", "article") or _attr(tag, "role").lower() == "main"
 
@@ -218,7 +241,7 @@ def _clean(soup: BeautifulSoup, panel_ids: set[str]) -> _Cleaned:
         children = [child for child in node.children if isinstance(child, Tag)]
         for tag in reversed(children):
             role = _attr(tag, "role").lower()
-            if tag.name in drop or _is_hidden(tag, panel_ids) or _is_noise(tag):
+            if tag.name in drop or _is_hidden(tag, panel_ids) or _is_noise(tag) or _is_link_block(tag):
                 tag.decompose()
             elif not in_content and (tag.name == "footer" or role == "contentinfo"):
                 cleaned.footers.append(tag.extract())

@@ -151,7 +151,7 @@ def measure(count: int = 200) -> dict[str, Any]:
             timeout=300,
         ).stdout
     )
-    from apps.language import pipeline
+    from apps.language import analysis, pipeline
     from apps.language.analysis import analyse
     from apps.language.dates import resolve_phrase
     from apps.language.spelling import Speller
@@ -164,6 +164,7 @@ def measure(count: int = 200) -> dict[str, Any]:
 
     pipeline._cached.cache_clear()
     resolve_phrase.cache_clear()
+    analysis._analysed.cache_clear()
     results["question_analysis"] = _timed(lambda t: analyse(t, base_date=base, tz="Europe/London"), texts)
     results["question_analysis_cached"] = _timed(
         lambda t: analyse(t, base_date=base, tz="Europe/London"), texts

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo
 
 from apps.language.amounts import Amount, find_amounts
 from apps.language.dates import DateMention, find_dates
-from apps.language.phones import Phone, find_phones
+from apps.language.phones import Phone, find_phones, phone_region
 from apps.language.pipeline import parse
 from apps.language.wordlists import words
 
@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 FormKind = Literal["yes_no", "open", "fragment", "statement"]
+#: Analyses kept per process (a question's is a few kB).
+RECENT_ANALYSES = 1024
 
 # Penn Treebank tags of wh-words (what, which, who, whose, where, when, why, how).
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
@@ -260,9 +262,14 @@ def analyse(
     """Analyse ``text`` once. Dates resolve against ``base_date`` taken in time zone ``tz`` (the
     question's moment in the business's zone, or the day a source was learned). ``entities`` runs
     the named-entity recogniser (sources want it; a question does not pay for it). ``region`` reads
-    phone numbers without a country code (default: ``XORVENTA_PHONE_REGION``)."""
+    phone numbers without a country code (default: ``XORVENTA_PHONE_REGION``). The same text on
+    the same day comes back as the same (frozen) Analysis: every reader of a turn shares one."""
+    return _analysed(text, local_date(base_date, tz), bool(entities), region or phone_region(), prefer)
+
+
+@lru_cache(maxsize=RECENT_ANALYSES)
+def _analysed(text: str, day: dt.date, entities: bool, region: str, prefer: str) -> Analysis:
     doc = parse(text, entities=entities)
-    day = local_date(base_date, tz)
     chunks = tuple(_chunk(c) for c in doc.noun_chunks)
     return Analysis(
         text=text,

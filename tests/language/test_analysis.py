@@ -73,7 +73,8 @@ def test_entities_only_when_asked_and_one_parse_shared() -> None:
     assert analyse(text, base_date=BASE).entities == ()
     labelled = analyse(text, base_date=BASE, entities=True)
     assert "GPE" in {e.label for e in labelled.entities}
-    assert analyse(text, base_date=BASE, entities=True).doc is labelled.doc  # cached, not parsed again
+    assert analyse(text, base_date=BASE, entities=True) is labelled  # cached: every reader shares one
+    assert analyse(text, base_date=BASE + dt.timedelta(days=1), entities=True).doc is labelled.doc
 
 
 def test_a_table_row_and_a_price_list_line() -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from apps.chat.answering.base import Answerer, get_answerer, unknown_reply
+from apps.chat.answering.base import Answerer, RetrievalHints, get_answerer, unknown_reply
 from apps.chat.answering.gate import gate
 from apps.chat.answering.sanitize import sanitize, sanitize_stream
 from apps.chat.limits import model_budget_take
@@ -248,6 +248,19 @@ def turn_begin(
     return turn
 
 
+def _hints(result: RetrievalResult | None) -> RetrievalHints | None:
+    """What retrieval found that the answerer should use too: the repaired question it searched with
+    and each kept topic's best similarity to the question (own or repaired form, not the blended
+    follow-up pass, which measures the conversation rather than the question)."""
+    if result is None:
+        return None
+    similarity: dict[int, float] = {}
+    for hit in result.hits:
+        own = max((hit.scores.get(leg, 0.0) for leg in ("message", "repaired")), default=0.0)
+        similarity[hit.topic_id] = max(similarity.get(hit.topic_id, 0.0), own)
+    return RetrievalHints(repaired=str(result.log.get("repaired") or ""), similarity=similarity)
+
+
 def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
     """The answer's text, sanitised, in chunks as the answerer produces them. The sanitiser keeps the
     joined text safe at every cut (a link or tag split across chunks is held back until complete)."""
@@ -266,6 +279,7 @@ def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
         context=turn.context,
         business_name=turn.business_name,
         on=turn.on,
+        hints=_hints(turn.retrieval),
     )
     first = True
     for chunk in sanitize_stream(stream, allowed_hosts=turn.allowed_hosts):

@@ -92,6 +92,16 @@ class AnswerStream(Iterator[str]):
             closer()
 
 
+@dataclass(frozen=True)
+class RetrievalHints:
+    """What retrieval learned about the question that the answerer should not work out again: the
+    misspelling-repaired form it searched with ("sourdogh" -> "sourdough"), and each kept topic's
+    best similarity to the question (or to its repaired form), by topic id."""
+
+    repaired: str = ""
+    similarity: dict[int, float] = field(default_factory=dict)
+
+
 class Answerer(Protocol):
     name: str
 
@@ -103,9 +113,11 @@ class Answerer(Protocol):
         context: list[RenderedTopic],
         business_name: str,
         on: date,
+        hints: RetrievalHints | None = None,
     ) -> AnswerStream:
         """Yield the reply in chunks. ``history`` is (role, text) with role "user" or "assistant", oldest
-        first, without the current question. ``context`` is what retrieval kept, rendered for ``on``."""
+        first, without the current question. ``context`` is what retrieval kept, rendered for ``on``.
+        ``hints`` carries retrieval's repaired question and similarities (an answerer may ignore them)."""
         ...
 
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from apps.chat.answering.base import (
     Answer,
     AnswerStream,
+    RetrievalHints,
     chunk_text,
     partial_unknown_reply,
     unknown_reply,
@@ -451,6 +452,8 @@ class _Fact:
     concepts: set[str]
     clauses: list[DayClause]
     words: list[str] = field(default_factory=list)
+    similarity: float = 0.0  # retrieval's similarity of the fact's topic to the question (0: unknown)
+    topic_id: int = 0
 
     @property
     def id(self) -> int:
@@ -482,8 +485,9 @@ class _Fact:
 _STATE_ORDER = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}
 
 
-def _load(context: list[RenderedTopic]) -> list[_Fact]:
+def _load(context: list[RenderedTopic], similarity: dict[int, float] | None = None) -> list[_Fact]:
     facts: list[_Fact] = []
+    similarity = similarity or {}
     for topic in context:
         topic_stems = stems_of(topic.name)
         for rf in topic.facts:
@@ -500,6 +504,8 @@ def _load(context: list[RenderedTopic]) -> list[_Fact]:
                     concepts=concepts_of(rf.statement, st),
                     clauses=day_clauses(rf.statement),
                     words=tokens(rf.statement),
+                    similarity=similarity.get(topic.topic_id, 0.0),
+                    topic_id=topic.topic_id,
                 )
             )
     return facts
@@ -809,9 +815,15 @@ class BuiltinAnswerer:
         context: list[RenderedTopic],
         business_name: str,
         on: date,
+        hints: RetrievalHints | None = None,
     ) -> AnswerStream:
         answer = self.answer(
-            question=question, history=history, context=context, business_name=business_name, on=on
+            question=question,
+            history=history,
+            context=context,
+            business_name=business_name,
+            on=on,
+            hints=hints,
         )
         return AnswerStream(chunk_text(answer.text), lambda _text: answer)
 
@@ -823,9 +835,13 @@ class BuiltinAnswerer:
         context: list[RenderedTopic],
         business_name: str,
         on: date,
+        hints: RetrievalHints | None = None,
     ) -> Answer:
-        facts = _load(context)
-        question = _SOFTENER_RE.sub(r"\1 \2", question)
+        hints = hints or RetrievalHints()
+        facts = _load(context, hints.similarity)
+        # Retrieval found the facts with the repaired question ("sourdogh" -> "sourdough"): read that
+        # form too, or the misspelt word matches nothing in the facts it found.
+        question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or question)
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
         lowercase = _lowercase_words(facts, question, history)
         reply = _decide(q, facts, business_name, on) if facts else None

@@ -24,7 +24,14 @@ from collections.abc import Iterator
 from datetime import date
 from typing import TYPE_CHECKING
 
-from apps.chat.answering.base import Answer, AnswerStream, chunk_text, is_unknown_text, unknown_reply
+from apps.chat.answering.base import (
+    Answer,
+    AnswerStream,
+    RetrievalHints,
+    chunk_text,
+    is_unknown_text,
+    unknown_reply,
+)
 from xorventa.llm import LLMConfig, LLMError, stream_chat
 
 if TYPE_CHECKING:
@@ -147,6 +154,8 @@ class LLMAnswerer:
         context: list[RenderedTopic],
         business_name: str,
         on: date,
+        hints: RetrievalHints
+        | None = None,  # only for the built-in fallback: a model reads misspellings itself
     ) -> AnswerStream:
         fact_ids = [f.id for topic in context for f in topic.facts]
         if not fact_ids:
@@ -184,7 +193,12 @@ class LLMAnswerer:
                 from apps.chat.answering.builtin import BuiltinAnswerer
 
                 builtin = BuiltinAnswerer().stream(
-                    question=question, history=history, context=context, business_name=business_name, on=on
+                    question=question,
+                    history=history,
+                    context=context,
+                    business_name=business_name,
+                    on=on,
+                    hints=hints,
                 )
                 fallback.append(builtin)
                 flags.append("fallback:builtin")

@@ -10,7 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .tables import RowCell, caption_of, is_chrome, read_rows
+from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
 MAX_PART_CHARS = 600
 
@@ -217,7 +217,11 @@ def split_parts(text: str) -> list[Part]:
         nonlocal block
         if para:
             for unit in split_sentences(_join_lines(para)):
-                _emit(parts, breadcrumb(), unit, block)
+                cells = read_inline(unit)  # "Meeting rooms $28/hour for members, $45 for others."
+                for cell in cells:
+                    _emit(parts, breadcrumb(), cell.text(), block, row=cell)
+                if not cells:
+                    _emit(parts, breadcrumb(), unit, block)
             block += 1
             para.clear()
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from price_parser import Price
 from pydantic import BaseModel
 
-__all__ = ["RowCell", "is_chrome", "read_rows"]
+__all__ = ["RowCell", "caption_of", "is_chrome", "read_inline", "read_rows"]
 
 
 class RowCell(BaseModel, frozen=True):
@@ -74,7 +74,8 @@ def _is_price_word(text: str) -> bool:
 def _strip_price_words(text: str) -> str:
     """ "LANE PRICING" -> "LANE"; "Pricing (per person)" -> "" (the parenthesis stays in the detail)."""
     bare = re.sub(r"\([^)]*\)", " ", text)
-    kept = [w for w in bare.split() if w.lower().strip(":,") not in _words()["price_word"]]
+    noise = _words()["price_word"] | _words()["filler"]
+    kept = [w for w in bare.split() if w.lower().strip(":,") not in noise]
     return " ".join(kept).strip(" :,-")
 
 
@@ -293,52 +294,75 @@ def read_rows(lines: list[str], start: int, caption: str = "") -> Found | None:
     found = _read_list(lines, start, caption)
     if found is not None:
         return found
-    inline = _inline_list(lines[start])
+    inline = read_inline(lines[start])
     return Found(start + 1, inline) if inline else None
 
 
 _CONDITION = re.compile(
-    r"(?i)\b(?:over|above|under|below|minimum|min\.?|spend|orders?|more than|less than)\s*$"
+    r"(?i)\b(?:over|above|under|below|minimum|min\.|spend|orders?|more than|less than)\s*$"
 )
 
 
-def _inline_list(line: str) -> list[RowCell]:
-    """One line listing several prices: "Monthly membership: $89 adult, $75 student", "Washers: Top
-    load $3.50 · Giant $8.75", "Interior detail from $129 · Full detail from $219". With a label,
-    the label is the item and each piece's words its variant; without one, each piece is an item."""
-    body = _BULLET.sub("", line, count=1).strip()
+def read_inline(line: str) -> list[RowCell]:
+    """One line or sentence listing several prices: "Monthly membership: $89 adult, $75 student",
+    "Washers: Top load $3.50 · Giant $8.75", "Meeting rooms $28/hour for members, $45/hour for
+    non-members", "Interior detail from $129 · Full detail from $219". A label ("Full groom prices:")
+    or a first piece's words name the item and the other pieces' words its variants; a label that only
+    says "prices" ("Pricing:", "Rate card 2025:") names nothing, and each piece is an item."""
+    body = _BULLET.sub("", line, count=1).strip().rstrip(".")
     label = ""
     labelled = re.match(r"^([^:$£€]{2,60}):\s+(.*)$", body)
     if labelled and _is_item(_clean(labelled.group(1))):
         label, body = _clean(labelled.group(1)), labelled.group(2)
-    pieces = re.split(r"\s+[·•]\s+" if not label else r"\s+[·•]\s+|,\s+|;\s+", body.strip(" ."))
+    pieces = re.split(r"\s+[·•]\s+", body)
+    if len(pieces) < 2 or label:
+        pieces = re.split(r"\s+[·•]\s+|,\s+|;\s+", body)
     if len(pieces) < 2:
         return []
+    read = [_piece(piece) for piece in pieces]
+    if any(r is None for r in read):
+        return []
+    found = [r for r in read if r is not None]
+    item = _strip_price_words(label) if _has_price_word(label) else label
+    if not label and not found[0][0]:
+        return []
+    if not label and all(not words for words, _ in found[1:]):  # "Meeting rooms $28/hour for members,
+        item = found[0][0]  # $45/hour for non-members": the first piece names the item
+        found = [("", found[0][1]), *found[1:]]
     out: list[RowCell] = []
-    for piece in pieces:
-        amounts = list(_AMOUNT.finditer(piece))
-        free = re.search(r"(?i)\bfree\b", piece)
-        if len(amounts) != 1 or free or _CONDITION.search(piece[: amounts[0].start()]):
-            return []
-        start = amounts[0].start()
-        qual = re.search(r"(?i)\b(?:from|ab|starting at)\s+$", piece[:start])
-        cut = qual.start() if qual else start
-        value = read_value(piece[cut:])
-        if value is None:
-            return []
-        words = _clean(re.sub(r"(?i)\s+for$", "", piece[:cut].strip()))
-        rest = value.note
-        if not words and rest and len(rest.split()) <= 4:  # "$89 adult", "$25/hour for members"
-            words, rest = re.sub(r"(?i)^for\s+", "", rest), ""
-        if words and not _is_item(words):
-            return []
-        if label:
-            out.append(RowCell(item=label, variant=words, value=value.value, detail=rest))
+    for words, value in found:
+        variant, detail = (value.note, "") if not words and value.note else (words, value.note)
+        if item:
+            out.append(RowCell(item=item, variant=variant, value=value.value, detail=detail))
         elif words:
-            out.append(RowCell(item=words, value=value.value, detail=rest))
+            out.append(RowCell(item=words, value=value.value, detail=value.note))
         else:
             return []
     return out
+
+
+def _piece(piece: str) -> tuple[str, _Value] | None:
+    """One piece of an inline list: its words before the amount and the amount ("half day $40")."""
+    amounts = list(_AMOUNT.finditer(piece))
+    if (
+        len(amounts) != 1
+        or re.search(r"(?i)\bfree\b", piece)
+        or _CONDITION.search(piece[: amounts[0].start()])
+    ):
+        return None
+    start = amounts[0].start()
+    qual = re.search(r"(?i)\b(?:from|ab|starting at)\s+$", piece[:start])
+    cut = qual.start() if qual else start
+    value = read_value(piece[cut:])
+    if value is None:
+        return None
+    words = _clean(re.sub(r"(?i)\s+for$", "", piece[:cut].strip()))
+    if words and not _is_item(words):
+        return None
+    note = re.sub(r"(?i)^for\s+", "", value.note)  # "$25/hour for members"
+    if note and len(note.split()) > 4:
+        return None
+    return words, _Value(value.value, note)
 
 
 def _is_table_line(line: str) -> bool:
@@ -458,7 +482,27 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
         i += 1
     if not out:
         return None
-    return Found(i, out, used_caption=bool(caption) and _uses(out, caption))
+    return Found(i, _told_apart(out), used_caption=bool(caption) and _uses(out, caption))
+
+
+def _told_apart(cells: list[RowCell]) -> list[RowCell]:
+    """Rows that name one item twice, told apart by their brackets ("Home lockout (daytime): £75",
+    "Home lockout (evenings & weekends): £110"): the bracket is each row's variant, not a note."""
+
+    def bare(name: str) -> str:
+        return " ".join(re.sub(r"\([^)]*\)", " ", name).split()).lower()
+
+    names: dict[str, set[str]] = {}
+    for cell in cells:
+        names.setdefault(bare(cell.item), set()).add(cell.item)
+    out: list[RowCell] = []
+    for cell in cells:
+        bracket = re.search(r"\(([^)]*)\)", cell.item)
+        if len(names[bare(cell.item)]) > 1 and bracket and not cell.variant:
+            item = " ".join(re.sub(r"\([^)]*\)", " ", cell.item).split())
+            cell = cell.model_copy(update={"item": item, "variant": bracket.group(1)})
+        out.append(cell)
+    return out
 
 
 def _uses(cells: list[RowCell], caption: str) -> bool:

@@ -12,9 +12,20 @@ side door, use the main entrance", "You must book 24 hours ahead", "Reply to thi
 booking", "Reply STOP to unsubscribe", "Print your ticket at home", "You are now a member!"). So:
 
 - a *strong* signal alone flags a part: wording that only makes sense to a model (its instructions or
-  prompt, a persona for it, a jailbreak, chat-template markers, an exfiltration image, script markup);
+  prompt, a persona for it, a jailbreak, chat-template markers, an exfiltration image, script markup,
+  program code), or an imperative addressed to whoever reads the text rather than to the business's
+  customers (a verb of telling aimed at a third party, "respond with ...", "you must now ...");
 - *weak* signals (a reference to "your response", "the following string", a "test mode", an urgent
-  "NEW INSTRUCTIONS" banner, a mention of AI...) flag a part only when two different ones occur.
+  "NEW INSTRUCTIONS" banner, a mention of AI...) flag a part only when two different ones occur;
+- a task for whoever reads it ("Summarize ...", "Write a poem ...") with no word tying the sentence to
+  the business or its customer, and text the guard cannot read (not English), are flagged too.
+
+``screen_parts`` applies this to a whole source: the rest of a paragraph holding such text goes with it,
+and a part linking to a host that is not the business's own is not stored either (``foreign_link``).
+
+Written by hand over word tables kept as data (``data/guard_words.txt``, read once at import): when
+this was written the spaCy pipeline (apps/language) was being built alongside; the clause-start test
+(``_CLAUSE`` + a verb table) is where a parse's imperative reading would replace hand-written code.
 
 What it misses is still contained further down: the answerers treat knowledge as data, the built-in
 answerer skips instruction-like facts, and the sanitiser removes markup, images and foreign links.

@@ -210,6 +210,9 @@ def test_who_sees_the_knowledge_admin(knowledge, make_user):
         connection.set_tenant(knowledge)
         return code
 
-    assert status(stranger) == 403  # staff, but not of this business
-    assert status(reseller_admin) == 200  # manages the business through its reseller
+    # The staff admin is for operators only (issue 16, finding 4): a staff flag alone, even of the
+    # reseller that manages the business, is sent to the admin's sign-in page.
+    assert status(stranger) == 302
+    assert status(reseller_admin) == 302
+    assert status(superuser) == 200
     assert status(superuser, host="localhost") == 403  # not on the public admin: no such tables there

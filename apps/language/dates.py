@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["DateMention", "find_dates", "resolve_phrase"]
 
 Kind = Literal["day", "range", "month", "weekdays"]
+#: The longest run of date-ish tokens read as a date phrase (a list of weekdays counts as one run).
+MAX_PHRASE_TOKENS = 16
 
 _MONTH, _DAY, _REL, _PERIOD, _MOD, _EVERY, _NUM, _YEAR, _RANGE, _LIST, _GLUE = range(11)
 _ANCHORS = {_MONTH, _DAY, _REL, _PERIOD}
@@ -197,7 +199,10 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
         segment = [c for c in classes[index : end + 1] if c is not None]
         # A period ("week", "month") is a date only after a modifier ("next week").
         periods_only = all(c == _PERIOD for c in segment if c in _ANCHORS)
-        if any(c in _ANCHORS for c in segment) and (not periods_only or _MOD in segment):
+        # A date phrase is short ("from Saturday 24 December 2026 to Monday 2 January 2027" is 10
+        # tokens): a longer run is not one, and dateparser is not handed hundreds of tokens of it.
+        short = len(segment) <= MAX_PHRASE_TOKENS
+        if short and any(c in _ANCHORS for c in segment) and (not periods_only or _MOD in segment):
             runs.append((index, end + 1, segment))
         index = end + 1
     return runs

@@ -122,3 +122,11 @@ def test_the_day_and_weekdays_a_question_is_about() -> None:
     assert analyse("were you open last Monday?", base_date=BASE).day_about() is None  # in the past
     assert analyse("are you open on 3 March 2029?", base_date=BASE).day_about() is None  # over a year ahead
     assert analyse("do you open on Sundays", base_date=BASE).day_about() is None  # recurring
+
+
+def test_a_long_run_of_date_words_is_not_a_date() -> None:
+    assert dates("Monday " * 150) == ()
+    assert dates("Dec 24 to " * 90 + "Jan 2") == ()
+    # A long list of weekdays is still read, item by item, when it is written as a list.
+    listed = dates("Open Mon, Tue, Wed, Thu, Fri and Sat")
+    assert [m.weekdays for m in listed] == [(0,), (1,), (2,), (3,), (4,), (5,)]

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 
+from xorventa.deployment import require_extra, s3_storage_options
 from xorventa.env import env_bool, env_float, env_int, env_list, env_path, env_secret, env_str, load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -200,8 +201,21 @@ MEDIA_ROOT = env_path("XORVENTA_MEDIA_ROOT", DATA_DIR / "media")
 # never copied into the repository; by default the shared/ folder beside the checkout.
 XORVENTA_EVAL_DIR = env_path("XORVENTA_EVAL_DIR", (BASE_DIR / ".." / "shared" / "eval").resolve())
 MEDIA_URL = "/media/"
+# Uploads (and the files a backup carries) go through Django's storage API only: the local disk by
+# default, S3 or an S3-compatible server (MinIO, Ceph, R2...) with XORVENTA_STORAGE=s3 and the
+# `xorventa[s3]` extra, so a worker on another machine reads what a web process stored.
+XORVENTA_STORAGE = env_str("XORVENTA_STORAGE", "local").strip().lower()
+if XORVENTA_STORAGE == "s3":
+    _default_storage: dict[str, object] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": s3_storage_options(),
+    }
+elif XORVENTA_STORAGE in ("", "local"):
+    _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+else:
+    raise ImproperlyConfigured(f"XORVENTA_STORAGE must be 'local' or 's3', not {XORVENTA_STORAGE!r}.")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _default_storage,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = DEBUG
@@ -211,6 +225,8 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # tenant prefix and holds counters that must be shared across tenants (per-IP rate limits). In-process
 # memory for one server process; Redis when REDIS_URL is set (several processes, docs/scaling.md).
 REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    require_extra("redis", ("redis", "channels_redis"), "REDIS_URL is set")
 _cache_backend = (
     {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     if REDIS_URL
@@ -233,10 +249,11 @@ CHANNEL_LAYERS = (
     else {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 )
 
-# django-q2 on the ORM broker (PostgreSQL): no extra service to run.
+# django-q2 on the ORM broker (PostgreSQL): no extra service to run; on Redis when REDIS_URL is set
+# (django-q2's Redis broker takes the URL as its "redis" setting).
 Q_CLUSTER = {
     "name": "xorventa",
-    "orm": "default",
+    **({"redis": REDIS_URL} if REDIS_URL else {"orm": "default"}),
     "workers": env_int("XORVENTA_WORKERS", 2, minimum=1),
     "timeout": env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10),
     "retry": env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10) + 60,

@@ -118,9 +118,14 @@ def load_pipeline(path: Path | None = None) -> Language:
     import spacy
 
     try:
-        return spacy.load(folder, exclude=list(EXCLUDED_PIPES))
+        language = spacy.load(folder, exclude=list(EXCLUDED_PIPES))
     except Exception as exc:  # spaCy raises OSError, ValueError, ... for a broken folder
         raise LanguageModelError(f"Could not load the spaCy model at {folder}: {exc}") from exc
+    # spaCy's English exceptions read "Wed" as "We'd" written without its apostrophe ("We" + "d");
+    # on a business's page and in its visitors' questions it is Wednesday.
+    for text in ("Wed", "Wed."):
+        language.tokenizer.add_special_case(text, [{"ORTH": text}])
+    return language
 
 
 _load_lock = threading.Lock()

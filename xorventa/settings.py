@@ -322,7 +322,13 @@ XORVENTA_EXTRACTOR = env_str("XORVENTA_EXTRACTOR", "auto")  # auto | builtin | l
 XORVENTA_LLM_BASE_URL = env_str("XORVENTA_LLM_BASE_URL") or None
 XORVENTA_LLM_API_KEY = env_str("XORVENTA_LLM_API_KEY") or None
 XORVENTA_LLM_MODEL = env_str("XORVENTA_LLM_MODEL") or None
-XORVENTA_LLM_TIMEOUT = env_float("XORVENTA_LLM_TIMEOUT", 30.0)
+# A CPU-only self-hoster's server: one extraction call took 50-150 s on a loaded 2-core machine, so
+# the whole-call limit is generous; an answer that has not started after the first-token limit is
+# given by the built-in answerer instead. JSON mode: auto, json_schema, json_object_schema,
+# json_object or tools (xorventa/llm.py).
+XORVENTA_LLM_TIMEOUT = env_float("XORVENTA_LLM_TIMEOUT", 180.0)
+XORVENTA_LLM_FIRST_TOKEN_TIMEOUT = env_float("XORVENTA_LLM_FIRST_TOKEN_TIMEOUT", 20.0)
+XORVENTA_LLM_JSON_MODE = env_str("XORVENTA_LLM_JSON_MODE", "auto").strip().lower() or "auto"
 # New businesses' schemas are copied from a migrated template instead of migrated (decision 0008).
 XORVENTA_TENANT_TEMPLATE = env_bool("XORVENTA_TENANT_TEMPLATE", True)
 XORVENTA_EMBEDDING_MODEL = env_str("XORVENTA_EMBEDDING_MODEL", "builtin:all-MiniLM-L6-v2")

@@ -123,8 +123,12 @@ def load_pipeline(path: Path | None = None) -> Language:
         raise LanguageModelError(f"Could not load the spaCy model at {folder}: {exc}") from exc
     # spaCy's English exceptions read "Wed" as "We'd" written without its apostrophe ("We" + "d");
     # on a business's page and in its visitors' questions it is Wednesday.
+    from spacy.tokenizer import Tokenizer
+
+    tokenizer = language.tokenizer
+    assert isinstance(tokenizer, Tokenizer)
     for text in ("Wed", "Wed."):
-        language.tokenizer.add_special_case(text, [{"ORTH": text}])
+        tokenizer.add_special_case(text, [{"ORTH": text}])
     return language
 
 

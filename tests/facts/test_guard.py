@@ -323,6 +323,27 @@ def test_a_paragraph_holding_an_instruction_is_kept_out_whole_and_only_it():
     assert BESIDE_INSTRUCTIONS in refused.values()
 
 
+def test_an_faq_in_a_customer_s_words_keeps_its_answers_and_names_are_not_foreign_words():
+    text = (
+        "Hablamos Spanish School ¡Hola!\n\n"
+        "Can you tell me if the rooms are heated?\n\nYes, every room has heating.\n\n"
+        "Can you recommend a dish for children?\n\nOur kids' menu has pasta and fish fingers.\n\n"
+        "Can you tell me if you take cards? Yes, we take every major card.\n\n"
+        "SAJJ Mediterranean has vegeterian options.\n\nPrimary (K-6), Online: $48/hr"
+    )
+    parts = split_parts(text)
+    refused = screen_parts(parts, own_hosts=[])
+    kept = [p.text for p in parts if p.hash not in refused]
+    assert "Yes, every room has heating." in kept
+    assert "Our kids' menu has pasta and fish fingers." in kept
+    assert any("every major card" in k for k in kept)  # a question with its answer is an FAQ entry
+    assert "Hablamos Spanish School ¡Hola!" in kept
+    assert "SAJJ Mediterranean has vegeterian options." in kept
+    assert "Primary (K-6), Online: $48/hr" in kept
+    # The bare request is kept out (it states nothing), without its neighbours.
+    assert "Can you recommend a dish for children?" not in kept
+
+
 def test_links_are_kept_only_to_the_business_own_hosts():
     own = ["sunny.example"]
     assert foreign_link("See the menu at https://www.sunny.example/menu.", own) is None

@@ -466,9 +466,14 @@ _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 _LETS = re.compile(r"^\W*let(?:'s|\s+us)\b", _I)
 
 
+_ANSWERED = re.compile(r"\?\s*\S")
+
+
 def _is_task(text: str) -> bool:
     if not _TASK.search(text):
         return False
+    if _CAN_YOU.match(text) and _ANSWERED.search(text):
+        return False  # an FAQ entry: "Can you tell me if the rooms are heated? Yes, all of them."
     words = [w.lower() for w in _WORD.findall(_CAN_YOU.sub("", text, count=1))]
     ties = _TIES - {"we", "us", "our", "we're", "we've", "we'll"} if _LETS.match(text) else _TIES
     return not any(w in ties for w in words)
@@ -483,17 +488,29 @@ def _english() -> frozenset[str]:
     return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
 
 
+UNREADABLE = f"{REASON_PREFIX} (not in a language the guard reads: English)"
+# A task asked as a question ("Can you tell me ...?") is kept out, but does not take its paragraph with
+# it: an FAQ may ask in a customer's words, and its answer is the business's.
+ASKED = f"{REASON_PREFIX} (a task asked of whoever reads it)"
 UNREADABLE_SHARE = 0.6  # an English sentence with a few foreign names scores 0.67-0.9; Gaelic 0.4-0.55
 UNREADABLE_MIN_WORDS = 4
 UNREADABLE_RUN = 4
 
 
 def _unreadable(text: str) -> bool:
-    """Mostly words outside English: the guard cannot tell what it says. (Names in capitals are left
-    out, unless the whole text is in capitals.)"""
-    words = _WORD.findall(text)
-    if not all(w.isupper() for w in words):
-        words = [w for w in words if not (w.isupper() and len(w) > 1)]
+    """Mostly words outside English: the guard cannot tell what it says. Names are left out (words
+    with a capital, but the first: "Hablamos Spanish School", "Primary (K-6), Online"; short words in
+    capitals), unless the whole text is in capitals; so are words of one or two letters ("hr", "K")."""
+    found = _WORD.findall(text)
+    words = [w for w in found if len(w) > 2]
+    if not all(w.isupper() for w in found):
+        first = found[0] if found else ""
+        # (an acronym or a short name in capitals is left out: "SAJJ Mediterranean", "NHS"; shouting is not)
+        words = [
+            w
+            for w in words
+            if (not w.isupper() or len(w) > 5) and (not w[0].isupper() or w is first or w.isupper())
+        ]
     if len(words) < UNREADABLE_MIN_WORDS:
         return False
     english = _english()
@@ -559,9 +576,9 @@ def looks_like_instructions(text: str) -> str | None:
     if len(weak) >= 2:
         return f"{REASON_PREFIX} ({weak[0]}; {weak[1]})"
     if _is_task(cleaned):
-        return f"{REASON_PREFIX} (a task for whoever reads it)"
+        return ASKED if cleaned.rstrip().endswith("?") else f"{REASON_PREFIX} (a task for whoever reads it)"
     if _unreadable(cleaned):
-        return f"{REASON_PREFIX} (not in a language the guard reads: English)"
+        return UNREADABLE
     return None
 
 
@@ -579,7 +596,13 @@ def screen_parts(parts: Sequence[Part], *, own_hosts: Iterable[str]) -> dict[str
     holds text addressed to an AI is kept out with it, and so are the blocks between two such blocks
     (SANDWICH at most)."""
     reasons = {p.hash: looks_like_instructions(p.text) or foreign_link(p.text, own_hosts) for p in parts}
-    tainted = sorted({p.block for p in parts if (reasons[p.hash] or "").startswith(REASON_PREFIX)})
+    tainted = sorted(
+        {
+            p.block
+            for p in parts
+            if (reasons[p.hash] or "").startswith(REASON_PREFIX) and reasons[p.hash] != ASKED
+        }
+    )
     # A long jailbreak is several paragraphs, not all of them showing what they are: a block with such
     # text on both sides, at most SANDWICH blocks away, is part of it.
     spans = [(a, b) for a, b in pairwise(tainted) if b - a <= SANDWICH + 1]

@@ -73,11 +73,13 @@ _CARRIER = "the "
 class SimilarityProvider(Protocol):
     """Cosine-like similarity of one short text to several others, and the thresholds calibrated
     for this provider's scale (bench/subjects.py): ``threshold`` for names with different heads,
-    ``qualifier_threshold`` for one head qualified on one side only ("whitening" / "teeth whitening")."""
+    ``qualifier_threshold`` for one head qualified on one side only ("whitening" / "teeth whitening"),
+    ``synonym_threshold`` for two different qualifiers that mean the same ("car" / "vehicle")."""
 
     name: str
     threshold: float
     qualifier_threshold: float
+    synonym_threshold: float
 
     def similarities(self, text: str, others: Sequence[str]) -> list[float]: ...
 
@@ -108,6 +110,7 @@ class Phrase:
     head: str  # lemma of the head noun ("" when the name has no content word)
     qualifiers: frozenset[str]  # lemmas of the other content words, default qualifiers dropped
     numbers: frozenset[str]  # numbers in the name ("12" of "12-inch pizza")
+    proper: frozenset[str] = frozenset()  # qualifiers tagged as proper nouns ("sunday", a brand)
 
 
 def _units(text: str) -> list[tuple[list[str], str, bool, bool]]:
@@ -158,6 +161,7 @@ def analyse(text: str) -> Phrase:
             head=head,
             qualifiers=frozenset(pieces - DEFAULT_QUALIFIERS),
             numbers=frozenset("-".join(u[0]) for u in words if u[3]),
+            proper=frozenset(p for i, u in enumerate(words) if i != at and u[1] == "PROPN" for p in u[0]),
         )
     _phrases.put(text, phrase)
     return phrase
@@ -245,68 +249,99 @@ class SubjectMatch:
     reason: str
 
 
-def _variant(a: Phrase, b: Phrase) -> str:
-    """Why the qualifiers of two names mark two variants of a thing ('' when they do not)."""
-    if a.numbers != b.numbers:
-        return "different numbers"
-    only_a, only_b = a.qualifiers - b.qualifiers, b.qualifiers - a.qualifiers
-    if only_a and only_b:
-        return f"different qualifiers ({', '.join(sorted(only_a))} / {', '.join(sorted(only_b))})"
-    return ""
+@dataclass(frozen=True)
+class Thresholds:
+    """A provider's calibrated thresholds (bench/subjects.py writes them)."""
+
+    names: float  # names whose heads differ ("gift vouchers" / "gift cards")
+    qualified: float  # one head, qualified on one side only ("whitening" / "teeth whitening")
+    synonyms: float  # two qualifiers that mean the same thing ("car wash" / "vehicle wash")
 
 
-def decide(
-    a: Phrase,
-    b: Phrase,
-    similarity: float | None,
-    threshold: float | None,
-    head_similarity: float | None = None,
-    qualifier_threshold: float | None = None,
-) -> SubjectMatch:
-    """Same subject or not, for two analysed names, their similarity and their heads' similarity
-    (None: no provider)."""
+@dataclass(frozen=True)
+class PairSimilarity:
+    """The provider's similarities for one pair of names."""
+
+    names: float
+    heads: float | None = None  # of the two heads alone (names with different heads)
+    qualifiers: float | None = None  # of the qualifiers only one side has, side by side
+
+
+def _only(a: Phrase, b: Phrase) -> tuple[str, str]:
+    """The qualifiers each name has and the other has not, as text ("small" / "large")."""
+    return " ".join(sorted(a.qualifiers - b.qualifiers)), " ".join(sorted(b.qualifiers - a.qualifiers))
+
+
+def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds | None) -> SubjectMatch:
+    """Same subject or not, for two analysed names and their similarities (None: no provider)."""
+    similarity = sim.names if sim is not None else None
     if not a.head or not b.head:
         return SubjectMatch(False, similarity, "different", "a name without a content word")
-    variant = _variant(a, b)
-    if variant:
-        return SubjectMatch(False, similarity, "variant", variant)
-    if a.head == b.head and a.qualifiers == b.qualifiers:
+    if a.numbers != b.numbers:
+        return SubjectMatch(False, similarity, "variant", "different numbers")
+    only_a, only_b = _only(a, b)
+    synonyms = False
+    if only_a and only_b:  # two qualifiers: two variants, unless they mean the same ("car" / "vehicle")
+        q = sim.qualifiers if sim is not None else None
+        # A proper noun names one thing (a day, a brand): another is never its synonym, however
+        # close the embedding puts them ("sunday" / "saturday" at 0.81).
+        named = (a.qualifiers ^ b.qualifiers) & (a.proper | b.proper)
+        if named or q is None or limits is None or q < limits.synonyms:
+            return SubjectMatch(False, similarity, "variant", f"different qualifiers ({only_a} / {only_b})")
+        synonyms = True
+    if a.head == b.head and not only_a and not only_b:
         return SubjectMatch(True, similarity, "head-noun", f"the same head noun ({a.head})")
-    if similarity is None or threshold is None:
+    if sim is None or limits is None:
         return SubjectMatch(False, similarity, "different", "different names and no similarity provider")
-    if a.head == b.head:  # one name qualifies the head, the other does not ("whitening" / "teeth whitening")
-        extra = ", ".join(sorted(a.qualifiers ^ b.qualifiers))
-        if similarity >= (threshold if qualifier_threshold is None else qualifier_threshold):
+    if a.head == b.head:
+        if synonyms:  # "car wash" / "vehicle wash"
             return SubjectMatch(
-                True, similarity, "embedding", f"the same head noun, similar in meaning ({extra})"
+                True, sim.names, "embedding", f"qualifiers that mean the same ({only_a} / {only_b})"
             )
-        return SubjectMatch(False, similarity, "variant", f"a qualifier only one names ({extra})")
+        # One name qualifies the head, the other does not ("whitening" / "teeth whitening").
+        extra = only_a or only_b
+        if sim.names >= limits.qualified:
+            return SubjectMatch(
+                True, sim.names, "embedding", f"the same head noun, similar in meaning ({extra})"
+            )
+        return SubjectMatch(False, sim.names, "variant", f"a qualifier only one names ({extra})")
     # Different heads ("vouchers" / "cards"): a qualifier both share ("gift") raises the names'
     # similarity without saying anything about the heads, so the heads' own similarity counts half.
-    score = similarity if head_similarity is None else (similarity + head_similarity) / 2
-    if score >= threshold:
+    score = sim.names if sim.heads is None else (sim.names + sim.heads) / 2
+    if score >= limits.names:
         return SubjectMatch(True, score, "embedding", f"similar in meaning ({score:.2f})")
     return SubjectMatch(False, score, "different", f"different head nouns ({a.head} / {b.head})")
+
+
+def similarities(provider: SimilarityProvider, a: Phrase, bs: Sequence[Phrase]) -> list[PairSimilarity]:
+    """The similarities ``decide`` needs for ``a`` against each of ``bs``. The first call embeds every
+    text at once (names, heads, qualifiers); the later ones find them in the provider's cache."""
+    names = [b.text.lower() for b in bs]
+    heads = [b.head or a.head for b in bs]
+    pairs = [_only(a, b) for b in bs]
+    extra = [*heads, *(x for pair in pairs for x in pair if x)]
+    found = provider.similarities(a.text.lower(), [*names, a.head, *extra])[: len(bs)]
+    head_sims = provider.similarities(a.head, heads) if a.head else [None] * len(bs)
+    out = []
+    for name_sim, head_sim, (qa, qb) in zip(found, head_sims, pairs, strict=True):
+        q = provider.similarities(qa, [qb])[0] if qa and qb else None
+        out.append(PairSimilarity(names=name_sim, heads=head_sim, qualifiers=q))
+    return out
 
 
 def compare_many(
     text: str, others: Sequence[str], *, provider: SimilarityProvider | None = None, use_provider: bool = True
 ) -> list[SubjectMatch]:
-    """Compare one name with several (two calls to the provider for all of them)."""
+    """Compare one name with several."""
     if not others:
         return []
     provider = (provider or _provider) if use_provider else None
     a = analyse(" ".join(text.split()))
     bs = [analyse(" ".join(o.split())) for o in others]
-    sims: list[float | None] = [None] * len(others)
-    heads: list[float | None] = [None] * len(others)
-    if provider is not None:
-        sims = list(provider.similarities(text.lower(), [o.lower() for o in others]))
-        if a.head:
-            heads = list(provider.similarities(a.head, [b.head or a.head for b in bs]))
-    threshold = provider.threshold if provider is not None else None
-    qualified = provider.qualifier_threshold if provider is not None else None
-    return [decide(a, b, s, threshold, h, qualified) for b, s, h in zip(bs, sims, heads, strict=True)]
+    if provider is None:
+        return [decide(a, b, None, None) for b in bs]
+    limits = Thresholds(provider.threshold, provider.qualifier_threshold, provider.synonym_threshold)
+    return [decide(a, b, sim, limits) for b, sim in zip(bs, similarities(provider, a, bs), strict=True)]
 
 
 def compare(a: str, b: str, *, provider: SimilarityProvider | None = None) -> SubjectMatch:

@@ -36,18 +36,19 @@ def profile_path(model: str) -> Path:
     return PROFILE_DIR / f"subjects_{safe}.json"
 
 
-def calibrated_thresholds(model: str) -> tuple[float, float, str]:
-    """The thresholds for ``model`` (different heads, one-sided qualifier) and where they come from."""
+def calibrated_thresholds(model: str) -> tuple[float, float, float, str]:
+    """The thresholds for ``model`` (different heads, a one-sided qualifier, synonymous qualifiers)
+    and where they come from. A threshold the profile lacks is the uncalibrated default."""
     path = profile_path(model)
     if path.is_file():
         data = json.loads(path.read_text(encoding="utf-8"))
-        first = float(data["threshold"])
         return (
-            first,
-            float(data.get("qualifier_threshold", first)),
+            float(data.get("threshold", UNCALIBRATED_THRESHOLD)),
+            float(data.get("qualifier_threshold", UNCALIBRATED_THRESHOLD)),
+            float(data.get("synonym_threshold", UNCALIBRATED_THRESHOLD)),
             f"calibrated: {data.get('calibrated_on', path.name)}",
         )
-    return UNCALIBRATED_THRESHOLD, UNCALIBRATED_THRESHOLD, "uncalibrated default"
+    return UNCALIBRATED_THRESHOLD, UNCALIBRATED_THRESHOLD, UNCALIBRATED_THRESHOLD, "uncalibrated default"
 
 
 class EmbeddingSimilarity:
@@ -57,7 +58,9 @@ class EmbeddingSimilarity:
     def __init__(self) -> None:
         model = embedding.embedding_config().model
         self.name = model
-        self.threshold, self.qualifier_threshold, self.origin = calibrated_thresholds(model)
+        self.threshold, self.qualifier_threshold, self.synonym_threshold, self.origin = calibrated_thresholds(
+            model
+        )
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 

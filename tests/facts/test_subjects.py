@@ -15,6 +15,7 @@ from apps.facts.extraction.builtin import BuiltinExtractor
 from apps.facts.models import Disagreement, EventKind, Fact, FactEvent, FactStatus
 from apps.facts.services import (
     KnowledgeInputError,
+    disagreement_split,
     fact_subject_split,
     owner_answer_record,
     source_ingest,
@@ -198,3 +199,21 @@ def test_without_a_provider_ingestion_still_merges_by_head_noun(business, no_pro
     owner("How much is a basic teeth cleaning?", "$100.", 10)
     [fact] = live_about("cleaning")
     assert fact.value == "$100" and fact.matched_subject["similarity"] is None
+
+
+def test_the_owner_splits_a_disagreement_that_was_about_another_thing(business):
+    owner("How much are gift cards?", "They are $30.", 0)
+    document("Gift vouchers cost $20.", 10)  # matched by meaning to the owner's subject: a disagreement
+    disagreement = Disagreement.objects.get()
+    assert disagreement.candidate["matched_subject"]["topic"] == "Gift cards"
+
+    fact = disagreement_split(disagreement=disagreement, actor="o@x.example")
+    assert sorted((f.topic.name, f.value) for f in live_about("gift")) == [
+        ("Gift cards", "$30"),
+        ("Gift vouchers", "$20"),
+    ]
+    disagreement.refresh_from_db()
+    assert disagreement.status == "accepted" and disagreement.resulting_fact_id == fact.pk
+    assert "split" in FactEvent.objects.get(fact=fact, kind=EventKind.CREATED).reason
+    with pytest.raises(KnowledgeInputError):
+        disagreement_split(disagreement=disagreement)

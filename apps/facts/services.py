@@ -878,6 +878,88 @@ def fact_subject_split(*, fact: Fact, reason: str, actor: str = "") -> Fact:
     return split
 
 
+def _fact_from_disagreement(
+    disagreement: Disagreement,
+    cand: Candidate,
+    *,
+    topic: Topic,
+    aspect: str,
+    learned_at: datetime,
+    visibility: str,
+    now: datetime,
+) -> Fact:
+    """The disagreeing statement as a live fact, with the disagreeing source as its evidence."""
+    fact = Fact.objects.create(
+        topic=topic,
+        aspect=aspect,
+        statement=disagreement.statement,
+        value=(cand.value or "")[:200],
+        learned_at=learned_at,
+        valid_from=cand.valid_from,
+        valid_to=cand.valid_to,
+        source_kind=disagreement.source.kind,
+        origin=disagreement.version,
+        visibility=visibility,
+    )
+    Evidence.objects.create(
+        fact=fact,
+        source=disagreement.source,
+        version=disagreement.version,
+        part=disagreement.part,
+        kind=disagreement.source.kind,
+        added_at=now,
+    )
+    return fact
+
+
+@transaction.atomic
+def disagreement_split(*, disagreement: Disagreement, actor: str = "") -> Fact:
+    """A lower-ranked source's statement was matched by meaning to the owner's subject and recorded
+    as a disagreement; the owner says it is another thing. It becomes a live fact under its own
+    topic and aspect (the owner's fact is untouched) and the disagreement is resolved with it."""
+    now = timezone.now()
+    disagreement = Disagreement.objects.select_for_update().select_related("source").get(pk=disagreement.pk)
+    match = disagreement.candidate.get("matched_subject") or {}
+    if disagreement.status != DisagreementStatus.OPEN:
+        raise KnowledgeInputError("This disagreement is already resolved.")
+    if not match.get("own_topic"):
+        raise KnowledgeInputError(
+            "This disagreement is about the same subject by name: accept or dismiss it."
+        )
+    cand = Candidate.model_validate(disagreement.candidate)
+    topic = topic_get_or_create(str(match["own_topic"]))
+    aspect = aspect_key(str(match.get("own_aspect") or "")) or aspect_key(cand.statement)
+    if Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE).exists():
+        raise KnowledgeInputError(f'"{topic.name}" has live facts of its own now: resolve this one there.')
+    fact = _fact_from_disagreement(
+        disagreement,
+        cand,
+        topic=topic,
+        aspect=aspect,
+        learned_at=disagreement.created_at,
+        visibility=disagreement.source.visibility,
+        now=now,
+    )
+    own = _subject_label(topic.name, aspect)
+    _event(
+        fact,
+        EventKind.CREATED,
+        f'The owner split "{own}" from "{_subject_label(str(match["topic"]), str(match["aspect"]))}": '
+        f"not the same subject, so {_describe(disagreement.source)} is not contradicting them.",
+        at=now,
+        version=disagreement.version,
+        related=disagreement.fact,
+        actor=actor,
+    )
+    disagreement.status = DisagreementStatus.ACCEPTED
+    disagreement.resolved_at = now
+    disagreement.resolved_by = actor
+    disagreement.resulting_fact = fact
+    disagreement.save()
+    announce_topics_changed({topic.pk})
+    return fact
+
+
 @transaction.atomic
 def disagreement_resolve(*, disagreement: Disagreement, accept: bool, actor: str = "") -> Disagreement:
     """Accept (the source's value replaces the owner's fact) or dismiss (the owner's value stands)."""
@@ -893,25 +975,14 @@ def disagreement_resolve(*, disagreement: Disagreement, accept: bool, actor: str
         return disagreement
     cand = Candidate.model_validate(disagreement.candidate)
     owner_fact = disagreement.fact
-    fact = Fact.objects.create(
+    fact = _fact_from_disagreement(
+        disagreement,
+        cand,
         topic=owner_fact.topic,
         aspect=owner_fact.aspect,
-        statement=disagreement.statement,
-        value=(cand.value or "")[:200],
         learned_at=now,
-        valid_from=cand.valid_from,
-        valid_to=cand.valid_to,
-        source_kind=disagreement.source.kind,
-        origin=disagreement.version,
         visibility=owner_fact.visibility,
-    )
-    Evidence.objects.create(
-        fact=fact,
-        source=disagreement.source,
-        version=disagreement.version,
-        part=disagreement.part,
-        kind=disagreement.source.kind,
-        added_at=now,
+        now=now,
     )
     _event(
         fact,
@@ -943,6 +1014,7 @@ __all__ = [
     "IngestResult",
     "KnowledgeInputError",
     "disagreement_resolve",
+    "disagreement_split",
     "fact_restore",
     "fact_retire",
     "fact_subject_split",

@@ -15,6 +15,11 @@ urlpatterns = [
     path("knowledge/facts/<int:pk>/split/", views_subjects.fact_split_view, name="knowledge_split"),
     path("knowledge/disagreements/", views.disagreements, name="knowledge_disagreements"),
     path("knowledge/disagreements/<int:pk>/", views.disagreement_resolve_view, name="knowledge_resolve"),
+    path(
+        "knowledge/disagreements/<int:pk>/split/",
+        views_subjects.disagreement_split_view,
+        name="knowledge_resolve_split",
+    ),
     path("sources/", views.sources, name="sources"),
     path("sources/sync/", views.sources_sync, name="sources_sync"),
     path("sources/upload/", views.sources_upload, name="sources_upload"),

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
-from apps.facts.models import Fact
-from apps.facts.services import KnowledgeInputError, fact_subject_split
+from apps.facts.models import Disagreement, Fact
+from apps.facts.services import KnowledgeInputError, disagreement_split, fact_subject_split
 from apps.portal import forms
 from apps.portal.views import _actor, _back_to_topic, portal_page
 
@@ -33,3 +33,16 @@ def fact_split_view(request: HttpRequest, pk: int) -> HttpResponse:
         request, f'Split: "{split.topic.name}" is its own subject again; what it had replaced is back.'
     )
     return _back_to_topic(split, request)
+
+
+@require_POST
+@portal_page()
+def disagreement_split_view(request: HttpRequest, pk: int) -> HttpResponse:
+    disagreement = get_object_or_404(Disagreement, pk=pk)
+    try:
+        fact = disagreement_split(disagreement=disagreement, actor=_actor(request))
+    except KnowledgeInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f'Split: "{fact.statement}" is kept as its own subject, and yours stands.')
+    return redirect("portal:knowledge_disagreements")

@@ -38,3 +38,27 @@ def test_the_topic_page_shows_the_merge_and_its_split_button_splits(bakery, in_s
         assert live == ["$25", "$30"]
         assert Fact.objects.get(pk=merged.pk).status == FactStatus.RETIRED
     assert "Split:" in client.get(response["Location"]).content.decode()
+
+
+def test_the_disagreements_page_shows_a_match_and_splits_it(bakery, in_sunny):
+    from apps.facts.models import Disagreement, Fact, FactStatus
+    from apps.facts.services import owner_answer_record, source_ingest
+
+    with in_sunny():
+        owner_answer_record(
+            question="How much are gift cards?", answer="They are $30.", extractor=BuiltinExtractor()
+        )
+        source_ingest(
+            kind="document", ref="flyer.txt", content="Gift vouchers cost $20.", extractor=BuiltinExtractor()
+        )
+        disagreement = Disagreement.objects.get()
+    client = bakery.client(bakery.owner)
+    page = client.get("/t/sunny/knowledge/disagreements/").content.decode()
+    assert "treated as the same subject as" in page
+    assert f"/t/sunny/knowledge/disagreements/{disagreement.pk}/split/" in page
+    assert client.post(f"/t/sunny/knowledge/disagreements/{disagreement.pk}/split/").status_code == 302
+    with in_sunny():
+        assert sorted(Fact.objects.filter(status=FactStatus.LIVE).values_list("value", flat=True)) == [
+            "$20",
+            "$30",
+        ]

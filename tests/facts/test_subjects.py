@@ -217,3 +217,31 @@ def test_the_owner_splits_a_disagreement_that_was_about_another_thing(business):
     assert "split" in FactEvent.objects.get(fact=fact, kind=EventKind.CREATED).reason
     with pytest.raises(KnowledgeInputError):
         disagreement_split(disagreement=disagreement)
+
+
+def test_the_language_model_extractors_candidates_go_through_the_same_step(business):
+    import json
+
+    from apps.facts.extraction.llm import LLMExtractor
+    from tests.facts.test_llm_extractor import FakeServer, completion
+
+    record = {"topic": "Gift Cards", "aspect": "price", "statement": "Gift cards are $30.", "value": "$30"}
+    fake = FakeServer()
+    fake.reply = completion(
+        json.dumps({"records": [{**record, "valid_from": None, "valid_to": None, "replaces": []}]})
+    )
+    fake.thread.start()
+    try:
+        website("Gift vouchers are available for $25.", 0)
+        owner_answer_record(
+            question="How much are gift cards?",
+            answer="They're thirty dollars.",
+            read_at=at(10),
+            extractor=LLMExtractor(fake.config),
+        )
+    finally:
+        fake.httpd.shutdown()
+        fake.httpd.server_close()
+    [fact] = live_about("gift")
+    assert fact.value == "$30" and fact.matched_subject["own_topic"] == "Gift Cards"
+    assert fact.topic.name == "Gift vouchers"

@@ -107,11 +107,13 @@ def _open(visitor_id: str, origin: str) -> dict[str, Any]:
 
 def _speculate(conversation_id: int, text: str) -> Any:
     from apps.chat.models import Conversation
-    from apps.chat.services import _history
+    from apps.chat.services import _history, question_day
     from apps.retrieval.search import retrieve
 
     conversation = Conversation.objects.get(pk=conversation_id)
-    return retrieve(text, on=timezone.localdate(), history=[t for _, t in _history(conversation)])
+    # The same date the turn will search ("open next Monday?"), so the draft's retrieval is reused.
+    on = question_day(text, today=timezone.localdate())
+    return retrieve(text, on=on, history=[t for _, t in _history(conversation)])
 
 
 async def iterate_in_thread(make: Callable[[], Iterator[str]]) -> AsyncIterator[str]:

@@ -80,3 +80,19 @@ def test_special_hours_on_the_day_asked_about(garage) -> None:
 def test_tomorrow_is_the_day_after_the_turns_date(garage) -> None:
     # Asked on Sunday 6 December, tomorrow is the closed Monday.
     assert ask(garage, "can I bring my car in tomorrow, are you open?", on=date(2026, 12, 6)).startswith("No")
+
+
+@pytest.mark.django_db
+def test_a_drafts_retrieval_is_reused_for_a_question_about_another_day(garage) -> None:
+    from django.utils import timezone
+
+    from apps.chat.consumers import _speculate
+    from apps.chat.services import question_day, turn_begin
+
+    text = "Are you open next Monday?"
+    with tenant_context(garage):
+        conversation = conversation_open(visitor_id="drafting-visitor")
+        drafted = _speculate(conversation.pk, text)
+        assert drafted.on == question_day(text, today=timezone.localdate()) != timezone.localdate()
+        turn = turn_begin(conversation_id=conversation.pk, text=text, precomputed=drafted)
+        assert turn.speculative_hit

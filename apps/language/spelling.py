@@ -33,7 +33,7 @@ from functools import cache
 from string import ascii_lowercase
 from typing import Any
 
-__all__ = ["ENGLISH_MIN_COUNT", "Correction", "Speller", "english_words", "max_edits"]
+__all__ = ["ENGLISH_MIN_COUNT", "Correction", "Speller", "english_words", "max_edits", "splice"]
 
 #: Words of the English frequency dictionary seen at least this often count as real words. Rarer
 #: entries are mostly misspellings or obscure words ("delver": 14,044); 50,000 keeps about 64,600.
@@ -105,6 +105,18 @@ def _words_of(doc: Any) -> Iterator[tuple[str, bool]]:
             word, end = f"{word}-{doc[end + 2].lower_}", end + 2
         yield word, doc[end].whitespace_ == " " and end + 1 < len(doc) and doc[end + 1].is_alpha
         index = end + 1
+
+
+def splice(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, replacement) edit applied; edits are in order and apart."""
+    out: list[str] = []
+    position = 0
+    for start, end, replacement in edits:
+        out.append(text[position:start])
+        out.append(replacement)
+        position = end
+    out.append(text[position:])
+    return "".join(out)
 
 
 def _match_case(original: str, replacement: str) -> str:
@@ -249,14 +261,7 @@ class Speller:
             index += 1
         if not edits:
             return Correction(text)
-        out: list[str] = []
-        position = 0
-        for start, end, replacement in edits:
-            out.append(text[position:start])
-            out.append(replacement)
-            position = end
-        out.append(text[position:])
-        return Correction("".join(out), tuple(corrections))
+        return Correction(splice(text, edits), tuple(corrections))
 
     @staticmethod
     def _correctable(token: object) -> bool:

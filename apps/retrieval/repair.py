@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from apps.language.spelling import splice
+
 __all__ = ["COMMON_WORDS", "RepairResult", "Vocabulary", "max_edits"]
 
 # Common English words that are never corrected (and are valid correction targets themselves).
@@ -329,14 +331,7 @@ class Vocabulary:
             index += 1
         if not edits:
             return RepairResult(message, [])
-        out: list[str] = []
-        position = 0
-        for start, end, replacement in edits:
-            out.append(message[position:start])
-            out.append(replacement)
-            position = end
-        out.append(message[position:])
-        return RepairResult("".join(out), corrections)
+        return RepairResult(splice(message, edits), corrections)
 
     @staticmethod
     def _in_url(message: str, start: int, end: int) -> bool:

@@ -5,3 +5,11 @@ class TenantsConfig(AppConfig):
     name = "apps.tenants"
     label = "tenants"
     verbose_name = "Resellers and businesses"
+
+    def ready(self) -> None:
+        from django.core.checks import Tags, register
+
+        from xorventa.deployment import check_pooler
+
+        # A pooler in transaction mode mixes businesses' schemas: refuse to run behind one (0016).
+        register(check_pooler, Tags.database)

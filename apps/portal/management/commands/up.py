@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.portal.demo import (
     DEMO_OPERATOR_EMAIL,
@@ -47,6 +47,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         started = time.perf_counter()
+        from xorventa.deployment import pooler_refusal
+
+        refusal = pooler_refusal()
+        if refusal:  # before anything runs: a transaction pooler mixes businesses (decision 0016)
+            raise CommandError(refusal)
         call_command("migrate_schemas", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         from apps.gaps.schedules import digest_schedule_ensure

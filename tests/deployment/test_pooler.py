@@ -18,29 +18,18 @@ from datetime import date
 
 import pytest
 from django.db import DatabaseError, connection, connections
-from django_tenants.utils import tenant_context
 
 from apps.facts.selectors import knowledge_text
-from apps.facts.services import owner_fact_add
 from apps.tenants.context import run_in_schema
 from apps.tenants.tasks import run_for_business
 from tests.deployment.services import pgbouncer
+from tests.tenants import test_canary
 from xorventa.deployment import pooler_refusal
 
-CANARY = {"sunny": "CANARY-SUNNY-pool-4c1e", "smiles": "CANARY-SMILES-pool-b83d"}
+CANARY = test_canary.CANARY
+canaries = test_canary.canaries  # the fixture: two businesses, one canary fact each
 THREADS = 8
 PROBES_PER_THREAD = 150  # 1,200 probes
-
-
-@pytest.fixture
-def canaries(make_business):
-    businesses = {}
-    for slug, name in (("sunny", "Sunny Bakery"), ("smiles", "Bright Smiles")):
-        business = make_business(slug, name)
-        with tenant_context(business):
-            owner_fact_add(topic="Canary", statement=CANARY[slug])
-        businesses[slug] = business
-    return businesses
 
 
 def _database_server() -> tuple[str, str]:

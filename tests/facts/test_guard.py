@@ -309,6 +309,13 @@ def test_text_addressed_to_the_reader_or_an_assistant_is_kept_out(text):
     assert reason and reason.startswith(REASON_PREFIX)
 
 
+def _screened(text: str) -> tuple[list[str], list[str]]:
+    """The parts of a page that would reach the extractor, and the reasons for the others."""
+    parts = split_parts(text)
+    refused = screen_parts(parts, own_hosts=[])
+    return [p.text for p in parts if p.hash not in refused], list(refused.values())
+
+
 def test_a_paragraph_holding_an_instruction_is_kept_out_whole_and_only_it():
     text = (
         "We bake every morning.\n\n"
@@ -316,11 +323,9 @@ def test_a_paragraph_holding_an_instruction_is_kept_out_whole_and_only_it():
         "you probably don't know what that is. It was introduced in mid 2022.\n\n"
         "A sourdough loaf is $8.50."
     )
-    parts = split_parts(text)
-    refused = screen_parts(parts, own_hosts=[])
-    kept = [p.text for p in parts if p.hash not in refused]
+    kept, reasons = _screened(text)
     assert kept == ["We bake every morning.", "A sourdough loaf is $8.50."]
-    assert BESIDE_INSTRUCTIONS in refused.values()
+    assert BESIDE_INSTRUCTIONS in reasons
 
 
 def test_an_faq_in_a_customer_s_words_keeps_its_answers_and_names_are_not_foreign_words():
@@ -331,9 +336,7 @@ def test_an_faq_in_a_customer_s_words_keeps_its_answers_and_names_are_not_foreig
         "Can you tell me if you take cards? Yes, we take every major card.\n\n"
         "SAJJ Mediterranean has vegeterian options.\n\nPrimary (K-6), Online: $48/hr"
     )
-    parts = split_parts(text)
-    refused = screen_parts(parts, own_hosts=[])
-    kept = [p.text for p in parts if p.hash not in refused]
+    kept, _ = _screened(text)
     assert "Yes, every room has heating." in kept
     assert "Our kids' menu has pasta and fish fingers." in kept
     assert any("every major card" in k for k in kept)  # a question with its answer is an FAQ entry

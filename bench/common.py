@@ -16,16 +16,13 @@ from typing import Any
 
 BENCH_RESELLER = "xorventa-bench"
 SLUG_PREFIX = "bench-"
-EVAL_ROOT = Path(os.environ.get("XORVENTA_EVAL_DIR", "/work/shared/eval"))
 
 
 def eval_root() -> Path:
-    """The shared evaluation data (DSTC, scenarios): XORVENTA_EVAL_DIR, else ../shared/eval."""
-    if EVAL_ROOT.exists():
-        return EVAL_ROOT
+    """The shared evaluation data (DSTC, scenarios): the XORVENTA_EVAL_DIR setting."""
     from django.conf import settings
 
-    return Path(settings.BASE_DIR).parent / "shared" / "eval"
+    return Path(settings.XORVENTA_EVAL_DIR)
 
 
 def cache_dir() -> Path:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
 
 T = TypeVar("T")
 
@@ -58,3 +62,20 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
             await sync_to_async(connections.close_all)()
 
     return asyncio.run(wrapped())
+
+
+def eval_path(*parts: str) -> Path:
+    """A path inside the evaluation data (XORVENTA_EVAL_DIR, default ../shared/eval beside the checkout)."""
+    from django.conf import settings
+
+    return Path(settings.XORVENTA_EVAL_DIR).joinpath(*parts)
+
+
+def needs_eval(*paths: Path) -> pytest.MarkDecorator:
+    """Skip where the evaluation data is absent, except under CI (CI=true), where the test runs and fails
+    on the missing file: CI must never go green without running what depends on it."""
+    missing = [str(p) for p in paths if not p.exists()]
+    return pytest.mark.skipif(
+        bool(missing) and not os.environ.get("CI"),
+        reason=f"evaluation data absent ({', '.join(missing)}; set XORVENTA_EVAL_DIR)",
+    )

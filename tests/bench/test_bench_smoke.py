@@ -3,15 +3,14 @@ throwaway businesses that are deleted afterwards. No timing is asserted: timings
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
 from bench.report import Section, stat
+from tests.helpers import eval_path, needs_eval
 
-DSTC10 = Path("/work/shared/eval/dstc10/knowledge.json")
+DSTC10 = eval_path("dstc10", "knowledge.json")
 
 
 def test_stats_tables_and_json() -> None:
@@ -32,7 +31,7 @@ def test_unknown_benchmark_is_refused() -> None:
         call_command("bench", "nope")
 
 
-@pytest.mark.skipif(not DSTC10.exists(), reason="DSTC10 knowledge absent (../shared/eval/dstc10)")
+@needs_eval(DSTC10)
 @pytest.mark.django_db(transaction=True)
 def test_retrieve_smallest_size_loads_measures_and_cleans_up(monkeypatch: pytest.MonkeyPatch) -> None:
     from django_tenants.utils import tenant_context

@@ -12,15 +12,14 @@ import statistics
 import string
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
 from apps.retrieval.repair import COMMON_WORDS, RepairResult, Vocabulary, max_edits
+from tests.helpers import eval_path, needs_eval
 
-EVAL = Path("/work/shared/eval")
-CODESPELL = EVAL / "spelling" / "codespell" / "dictionary.txt.gz"
-DSTC9 = EVAL / "dstc9"
+CODESPELL = eval_path("spelling", "codespell", "dictionary.txt.gz")
+DSTC9 = eval_path("dstc9")
 
 BAKERY = [
     "Sunny Bakery bakes fresh sourdough bread every day. Our sourdough loaf is $8.50.",
@@ -195,7 +194,7 @@ def _dstc9_questions() -> list[tuple[str, list[str]]]:
     return out
 
 
-@pytest.mark.skipif(not (CODESPELL.exists() and DSTC9.exists()), reason="shared evaluation data absent")
+@needs_eval(CODESPELL, DSTC9)
 def test_real_misspellings_planted_in_real_questions() -> None:
     pairs = _codespell_pairs()
     misspellings: dict[str, list[str]] = defaultdict(list)

@@ -34,13 +34,11 @@ from django_tenants.utils import tenant_context
 
 from apps.chat.answering.base import Answer, AnswerStream, chunk_text
 from apps.chat.security_suite import Attack, SuiteReport, corpus_root, foreign_links, judge, run_suite
+from tests.helpers import needs_eval
 
 ROOT = corpus_root()
 pytestmark = [
-    pytest.mark.skipif(
-        not (ROOT / "SOURCE.txt").exists(),
-        reason=f"attack corpora absent ({ROOT}); see ../shared/eval/injection",
-    ),
+    needs_eval(ROOT / "SOURCE.txt"),
     # The suite's business is made once per module (below); the marker makes pytest-django create the test
     # database even when this module runs alone.
     pytest.mark.django_db,

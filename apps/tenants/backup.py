@@ -6,7 +6,8 @@ Format: a zip file with
                        columns, row count and SHA-256, the sequences, and the business's public records;
   data/<table>.copy    each table of the business's schema in PostgreSQL's COPY text format (exact: floats,
                        vectors, JSON and full-text columns round-trip byte for byte);
-  media/...            the business's uploaded files (MEDIA_ROOT/<schema>/...).
+  media/...            the business's uploaded files (<schema>/... in the default storage: the local
+                       disk or S3, read and written through Django's storage API only).
 
 Why COPY and not ``pg_dump -n <schema>``: a dump names its schema, so restoring a business under another
 address (a copy, or a slug that changed) would need a scratch database and a rename; ``pg_dump`` must
@@ -40,7 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 from django_tenants.utils import schema_exists
@@ -234,13 +236,26 @@ class _CountingWriter:
         self.size += len(data)
 
 
-def _media_files(schema: str) -> Iterator[tuple[Path, str]]:
-    root = Path(settings.MEDIA_ROOT) / schema
-    if not root.is_dir():
+def _stored_files(prefix: str) -> Iterator[str]:
+    """Every stored file name under the folder ``prefix`` (a prefix of keys on S3)."""
+    try:
+        folders, files = default_storage.listdir(prefix)
+    except FileNotFoundError:
         return
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            yield path, path.relative_to(root).as_posix()
+    for name in sorted(files):
+        yield f"{prefix}/{name}"
+    for folder in sorted(folders):
+        yield from _stored_files(f"{prefix}/{folder}")
+
+
+def _delete_stored(prefix: str) -> None:
+    for name in list(_stored_files(prefix)):
+        default_storage.delete(name)
+
+
+def _media_files(schema: str) -> Iterator[tuple[str, str]]:
+    for name in _stored_files(schema):
+        yield name, name[len(schema) + 1 :]
 
 
 def business_backup(*, business: Business, path: Path | str) -> BackupReport:
@@ -282,8 +297,12 @@ def business_backup(*, business: Business, path: Path | str) -> BackupReport:
         with connection.cursor() as cursor:
             cursor.execute("SHOW server_version")
             server_version = cursor.fetchone()[0]
-        for file_path, relative in _media_files(schema):
-            archive.write(file_path, f"media/{relative}")
+        for name, relative in _media_files(schema):
+            with (
+                default_storage.open(name, "rb") as src,
+                archive.open(f"media/{relative}", "w", force_zip64=True) as dst,
+            ):
+                shutil.copyfileobj(src, dst, CHUNK)
             files += 1
         manifest = {
             "format": FORMAT,
@@ -401,7 +420,7 @@ def _file_columns(schema: str) -> list[tuple[str, str]]:
     ]
 
 
-def _extract_files(archive: zipfile.ZipFile, root: Path) -> int:
+def _extract_files(archive: zipfile.ZipFile, staged: str) -> int:
     count = 0
     for info in archive.infolist():
         if not info.filename.startswith("media/") or info.is_dir():
@@ -409,10 +428,8 @@ def _extract_files(archive: zipfile.ZipFile, root: Path) -> int:
         relative = Path(info.filename[len("media/") :])
         if relative.is_absolute() or ".." in relative.parts:
             raise BackupError(f"unsafe file name in the backup: {info.filename}")
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with archive.open(info) as src, open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst, CHUNK)
+        with archive.open(info) as src:
+            default_storage.save(f"{staged}/{relative.as_posix()}", File(src, name=relative.name))
         count += 1
     return count
 
@@ -428,16 +445,17 @@ def _rename_file_paths(old_schema: str, new_schema: str) -> None:
             cursor.execute(statement, [f"{new_schema}/", len(old_schema) + 2, f"{old_schema}/%"])
 
 
-def _swap_media(staged: Path, schema: str) -> None:
-    """Put the restored files in place of the business's folder (after the database committed)."""
-    target = Path(settings.MEDIA_ROOT) / schema
-    old = target.with_name(target.name + ".replaced")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    if staged.exists():
-        staged.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+def _swap_media(staged: str, schema: str) -> None:
+    """Put the restored files in place of the business's folder (after the database committed).
+
+    Through the storage API (S3 has no rename): the old files go, then each staged file is copied to
+    its name and the staged copy deleted. The staging folder already holds every file of the backup,
+    so a restore interrupted here is finished by restoring again."""
+    _delete_stored(schema)
+    for name in list(_stored_files(staged)):
+        with default_storage.open(name, "rb") as src:
+            default_storage.save(f"{schema}/{name[len(staged) + 1 :]}", File(src, name=Path(name).name))
+        default_storage.delete(name)
 
 
 def _grant_members(business: Business, memberships: list[dict[str, str]]) -> tuple[list[str], list[str]]:
@@ -508,8 +526,8 @@ def business_restore(
                     f"no reseller {record['reseller']['slug']!r} here: name the reseller to restore under"
                 )
         as_original = slug == record["slug"]
-        staged = Path(settings.MEDIA_ROOT) / f".restoring-{slug}"
-        shutil.rmtree(staged, ignore_errors=True)
+        staged = f".restoring-{slug}"
+        _delete_stored(staged)
         try:
             business = business_create(reseller=reseller, name=name or record["name"], slug=slug)
         except Exception as exc:
@@ -542,7 +560,7 @@ def business_restore(
         except BaseException:
             use_public_schema()
             business_delete(business=business)
-            shutil.rmtree(staged, ignore_errors=True)
+            _delete_stored(staged)
             raise
         _swap_media(staged, business.schema_name)
     logger.info("restored %s from %s: %d rows", business.slug, path, report.rows)
@@ -557,8 +575,8 @@ def _restore_replacing(
     # Validate what can be validated before anything is dropped.
     for table in manifest["tables"]:
         archive.getinfo(f"data/{table['name']}.copy")
-    staged = Path(settings.MEDIA_ROOT) / f".restoring-{business.slug}"
-    shutil.rmtree(staged, ignore_errors=True)
+    staged = f".restoring-{business.slug}"
+    _delete_stored(staged)
     try:
         with transaction.atomic():
             with connection.cursor() as cursor:
@@ -572,7 +590,7 @@ def _restore_replacing(
             files = _extract_files(archive, staged)
     except BaseException:
         use_public_schema()
-        shutil.rmtree(staged, ignore_errors=True)
+        _delete_stored(staged)
         raise
     _swap_media(staged, schema)
     return RestoreReport(business=business, tables=len(manifest["tables"]), rows=rows, files=files)

@@ -149,8 +149,12 @@ class Turn:
 
 
 def _history(conversation: Conversation) -> list[tuple[str, str]]:
+    """The last turns as the answerers read them: role "user" for the visitor, "assistant" for
+    replies (the assistant's and an owner's follow-up), oldest first. Passing the stored role
+    ("visitor") made both answerers skip every earlier question, so "and on saturdays?" after an
+    hours question had nothing to follow."""
     recent = list(conversation.messages.order_by("-created_at", "-id")[: HISTORY_TURNS * 2])
-    return [(m.role, m.text) for m in reversed(recent)]
+    return [("user" if m.role == Role.VISITOR else "assistant", m.text) for m in reversed(recent)]
 
 
 def question_day(text: str, *, today: date) -> date:

@@ -43,6 +43,7 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.language.analysis import analyse
+from apps.language.spelling import Speller
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedFact, RenderedTopic
@@ -538,6 +539,7 @@ class _Question:
     object_text: str = ""
     elliptical: bool = False
     property: bool = False  # "Is the sourdough gluten free?": a thing and what is asked about it
+    modifiers: set[str] = field(default_factory=set)  # stems of words modifying a noun
 
 
 _GENERIC_VERBS = {
@@ -594,6 +596,7 @@ def _focus(text: str) -> str | None:
     return None
 
 
+_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})  # spaCy labels of a noun's modifiers
 _LEAD_CUES = CONCEPTS["leadtime"] - {stem("lead")}  # "lead" alone is too many other things
 
 
@@ -625,6 +628,12 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     start = dated.day_about()
     if start is not None and dated.dated is not None:
         q.period = (start, dated.dated.end or start)
+    # Words that say which one of a kind ("sourdough" bread, "Aetna" insurance, "electric" bike).
+    q.modifiers = {
+        stem(t.text)
+        for t in dated.tokens
+        if t.dep in _MODIFIER_DEPS and dated.tokens[t.head].pos in ("NOUN", "PROPN")
+    }
     q.usual = re.search(r"\b(usual|usually|normal|normally|regular|regularly|typically)\b", low) is not None
     q.time = parse_time(text)
     # Days and relative times are handled as days, not as words a fact must share.
@@ -851,8 +860,10 @@ class BuiltinAnswerer:
         hints = hints or RetrievalHints()
         facts = _load(context, hints.similarity)
         # Retrieval found the facts with the repaired question ("sourdogh" -> "sourdough"): read that
-        # form too, or the misspelt word matches nothing in the facts it found.
-        question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or question)
+        # form too, or the misspelt word matches nothing in the facts it found. Retrieval repairs only
+        # when its own match is weak, and "sourdogh" is close enough to Sourdough in meaning, so a
+        # misspelling it did not need to repair is corrected here towards the facts' own words.
+        question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
         lowercase = _lowercase_words(facts, question, history)
         reply = _decide(q, facts, business_name, on) if facts else None
@@ -860,6 +871,15 @@ class BuiltinAnswerer:
             return Answer(text=unknown_reply(business_name), decision="unknown", used_fact_ids=[])
         text = _compose(reply, lowercase)
         return Answer(text=text, decision=reply.decision, used_fact_ids=reply.used, flags=reply.flags)
+
+
+def _spelled(question: str, context: list[RenderedTopic]) -> str:
+    """The question with misspelt words corrected towards the words of the facts handed over (the
+    language layer's speller: a real English word is never changed)."""
+    texts = [t.name for t in context] + [f.statement for t in context for f in t.facts]
+    if not texts:
+        return question
+    return Speller.from_texts(texts).correct(question).text
 
 
 def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
@@ -954,6 +974,7 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         for total, words, f in scored
         if total >= 0.6 * best_total and (best_words <= 0 or words >= 0.35 * best_words)
     ][:limit]
+    picked = _bearing(subject, q.modifiers, picked, facts)
     if q.focus and any(q.focus in f.concepts for f in picked):
         # The kind of fact asked for wins over facts that merely share a word ("How far do you
         # deliver?" wants the radius, not the fee).
@@ -989,6 +1010,33 @@ def _subject(q: _Question) -> set[str]:
     """The question's own words that name what it is about (not the kind of answer it wants)."""
     generic = _GENERIC_ASK | (CONCEPTS[q.focus] if q.focus else frozenset())
     return {s for s, w in q.stems.items() if w >= 1.0 and s not in generic and not s[:1].isdigit()}
+
+
+def _bearing(subject: set[str], modifiers: set[str], picked: list[_Fact], facts: list[_Fact]) -> list[_Fact]:
+    """Only the facts that bear on what was asked: those that name (in the statement or the topic)
+    most of what the best one names of the question's subject, rare words counting most and a noun's
+    modifier twice (it says which one: "sourdough" in "sourdough bread"). "How much is the sourdough
+    bread?" keeps "Sourdough is $8.50." and drops "Rye loaf: $7.", which shares only "bread" through
+    its topic "Rye bread"."""
+    if not subject or len(picked) < 2:
+        return picked
+    idf = _idf(facts)
+    weight = {
+        f.id: sum(
+            idf.get(s, 0.0) * (2.0 if s in modifiers else 1.0)
+            for s in subject
+            if s in f.stems or s in f.topic_stems
+        )
+        for f in picked
+    }
+    top = max(weight.values())
+    if top <= 0:
+        return picked
+    return [f for f in picked if weight[f.id] >= _BEARING_SHARE * top]
+
+
+# A fact naming less than this share of what the best fact names of the subject is about another thing.
+_BEARING_SHARE = 0.6
 
 
 def _score_of(scored: list[tuple[float, float, _Fact]], fact: _Fact) -> float:

@@ -1,0 +1,60 @@
+"""What a real turn hands the built-in answerer reaches its reply (issue 17, item 5): the earlier
+questions of the conversation (a follow-up such as "and on saturdays?") and a misspelling the facts'
+own words correct ("sourdogh"), through answer_once on a real database with real retrieval."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from django_tenants.utils import tenant_context
+
+from apps.chat.answering.builtin import BuiltinAnswerer
+from apps.chat.services import answer_once, conversation_open
+from apps.facts.services import owner_fact_add
+
+TODAY = date(2026, 12, 1)
+
+
+@pytest.fixture
+def bakery(make_business):
+    business = make_business("crumbs", "Crumbs Bakery")
+    with tenant_context(business):
+        owner_fact_add(
+            topic="Opening hours", aspect="weekdays", statement="Open Monday to Friday, 7 AM to 3 PM."
+        )
+        owner_fact_add(
+            topic="Opening hours", aspect="saturday", statement="On Saturdays we open 8 AM to 1 PM."
+        )
+        owner_fact_add(topic="Sourdough", statement="Sourdough is $8.50.")
+        owner_fact_add(topic="Rye loaf", statement="Rye loaf: $7.")
+        owner_fact_add(topic="Pumpkin loaf", statement="Pumpkin loaf is $6.")
+    return business
+
+
+def conversation(business, *texts: str) -> list[str]:
+    replies = []
+    with tenant_context(business):
+        opened = conversation_open(visitor_id=f"visitor-{abs(hash(texts))}")
+        for text in texts:
+            _turn, message = answer_once(
+                conversation_id=opened.pk, text=text, on=TODAY, answerer=BuiltinAnswerer()
+            )
+            replies.append(message.text)
+    return replies
+
+
+@pytest.mark.django_db
+def test_a_follow_up_is_answered_from_the_question_before_it(bakery) -> None:
+    # Before: the turn passed the stored role "visitor", which the answerers skip, so the follow-up
+    # had no earlier question and was answered as unknown.
+    _hours, saturday = conversation(bakery, "What are your hours?", "and on saturdays?")
+    assert "1 PM" in saturday, saturday
+    assert "passed your question on" not in saturday
+
+
+@pytest.mark.django_db
+def test_a_misspelt_item_is_answered_with_its_own_price_only(bakery) -> None:
+    (reply,) = conversation(bakery, "how much is the sourdogh")
+    assert "$8.50" in reply, reply
+    assert "$7" not in reply and "$6" not in reply, reply

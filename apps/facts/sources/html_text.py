@@ -162,7 +162,9 @@ def _is_noise(tag: Tag) -> bool:
     return len(tag.get_text()) <= _MAX_NOISE_TEXT
 
 
-_LINK_BLOCKS = {"div", "p", "ul", "ol", "section", "span", "li", "td"}
+# Rows of links ("Home | Menu | Book"), not lists: a list of links in the content ("See the full
+# menu", "Gift cards") may say what the business offers; menus in lists sit in <nav> or a header.
+_LINK_BLOCKS = {"div", "p", "section", "span", "td"}
 _MIN_LINKS = 3
 _LINK_SHARE = 0.8  # of the block's letters, in its links' text
 _MAX_LINK_WORDS = 4  # on average per link: menu labels, not sentences with a link in them
@@ -171,7 +173,7 @@ _MAX_LINK_WORDS = 4  # on average per link: menu labels, not sentences with a li
 def _is_link_block(tag: Tag) -> bool:
     """A block made of links (a menu bar, social icons, a footer's link row) that no <nav> or role
     marks: mostly link text, in short labels. It names pages, it states nothing."""
-    if tag.name not in _LINK_BLOCKS or tag.find(["table", "h1", "h2", "h3", "main", "article"]) is not None:
+    if tag.name not in _LINK_BLOCKS or tag.find(["table", "ul", "ol", "h1", "h2", "h3", "main", "article"]):
         return False
     links = tag.find_all("a", limit=200)
     if len(links) < _MIN_LINKS:

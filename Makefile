@@ -40,6 +40,8 @@ test-slow: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	@# The container file (not built here: base images cannot be pulled); hadolint's binary from PyPI.
+	$(VENV)/bin/hadolint Dockerfile
 	@# mypy's Django plugin imports the settings: give it a development environment (no secret needed).
 	DEBUG=1 $(VENV)/bin/mypy apps xorventa
 	@$(MAKE) --no-print-directory check-deploy

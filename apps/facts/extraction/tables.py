@@ -323,7 +323,7 @@ def read_inline(line: str) -> list[RowCell]:
     if any(r is None for r in read):
         return []
     found = [r for r in read if r is not None]
-    item = _strip_price_words(label) if _has_price_word(label) else label
+    item = _priced_label_item(label)
     if not label and not found[0][0]:
         return []
     if not label and all(not words for words, _ in found[1:]):  # "Meeting rooms $28/hour for members,
@@ -339,6 +339,17 @@ def read_inline(line: str) -> list[RowCell]:
         else:
             return []
     return out
+
+
+def _priced_label_item(label: str) -> str:
+    """The item a list's label names: "Full groom prices" -> "Full groom"; a label that only says
+    prices, or prices of a time ("2026 rates", "Prices from March"), names none."""
+    if not _has_price_word(label):
+        return label
+    rest = _strip_price_words(label)
+    if re.search(r"\d", rest) or re.match(r"(?i)(?:from|as of|until|since|valid|effective|for)\b", rest):
+        return ""
+    return rest
 
 
 def _piece(piece: str) -> tuple[str, _Value] | None:

@@ -265,6 +265,17 @@ def _hints(result: RetrievalResult | None) -> RetrievalHints | None:
     return RetrievalHints(repaired=str(result.log.get("repaired") or ""), similarity=similarity)
 
 
+def _answerer_input(turn: Turn) -> dict[str, Any]:
+    return {
+        "question": turn.question,
+        "history": turn.history,
+        "context": turn.context,
+        "business_name": turn.business_name,
+        "on": turn.on,
+        "hints": _hints(turn.retrieval),
+    }
+
+
 def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
     """The answer's text, sanitised, in chunks as the answerer produces them. The sanitiser keeps the
     joined text safe at every cut (a link or tag split across chunks is held back until complete)."""
@@ -277,19 +288,12 @@ def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
         answerer = BuiltinAnswerer()
     answerer = answerer or get_answerer()
     turn.answerer_name = answerer.name
-    stream = answerer.stream(
-        question=turn.question,
-        history=turn.history,
-        context=turn.context,
-        business_name=turn.business_name,
-        on=turn.on,
-        hints=_hints(turn.retrieval),
-    )
-    first = True
+    stream = answerer.stream(**_answerer_input(turn))
+    sent: list[str] = []
     for chunk in sanitize_stream(stream, allowed_hosts=turn.allowed_hosts):
-        if first:
+        if not sent:
             turn.timings["first_token_ms"] = round((time.perf_counter() - turn.started) * 1000, 2)
-            first = False
+        sent.append(chunk)
         yield chunk
     final = getattr(stream, "answer", None)
     if final is not None:
@@ -298,6 +302,28 @@ def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
         turn.decision = Decision.UNKNOWN if final.decision == "unknown" else Decision.ANSWER
         turn.used_fact_ids = list(final.used_fact_ids)
         turn.flags += list(getattr(final, "flags", ()))
+    if not "".join(sent).strip():
+        # Nothing readable reached the visitor (an answerer with no text, or text the sanitiser
+        # removed whole): never an empty answer. The built-in answerer speaks for this turn, or, if it
+        # was the one with nothing to say, the unknown reply, and the owner is asked.
+        yield from _empty_reply_replaced(turn, answerer.name)
+
+
+def _empty_reply_replaced(turn: Turn, answerer_name: str) -> Iterator[str]:
+    from apps.chat.answering.builtin import BuiltinAnswerer
+
+    turn.flags.append("empty-answer")
+    text, decision, used = "", Decision.UNKNOWN, []
+    if answerer_name != "builtin":
+        turn.flags.append("fallback:builtin")
+        answer = BuiltinAnswerer().answer(**_answerer_input(turn))
+        text = sanitize(answer.text, allowed_hosts=turn.allowed_hosts)
+        decision = Decision.UNKNOWN if answer.decision == "unknown" else Decision.ANSWER
+        used = list(answer.used_fact_ids)
+    if not text.strip():
+        text, decision, used = unknown_reply(turn.business_name), Decision.UNKNOWN, []
+    turn.decision, turn.used_fact_ids = decision, used
+    yield text
 
 
 @transaction.atomic
@@ -310,6 +336,10 @@ def turn_finish(turn: Turn, text: str) -> Message:
     # concurrent turn of the same conversation (measured: 100 sessions on the thread pool).
     conversation = Conversation.objects.select_for_update().get(pk=turn.conversation_id)
     result = turn.retrieval
+    if not text.strip() and turn.decision == Decision.ANSWER:
+        # turn_stream never ends empty; a caller that stored nothing it sent still gets no empty answer
+        turn.decision = Decision.UNKNOWN
+        turn.flags.append("empty-answer")
     if turn.decision == Decision.UNKNOWN and turn.gap_ticket_id is None and result is not None:
         recorded = gap_record(
             question=turn.question,
@@ -326,7 +356,9 @@ def turn_finish(turn: Turn, text: str) -> Message:
         decision=turn.decision,
         answerer=turn.answerer_name or ("gate" if turn.decision == Decision.GATE else "fixed"),
         top_similarity=result.top_similarity if result else None,
-        retrieval_log=result.log if result else {},
+        # the turn's flags (a model fallback and why, an empty answer replaced, the budget spent)
+        # ride on its log; the owner's dashboard counts the model fallbacks from them
+        retrieval_log={**(result.log if result else {}), **({"flags": turn.flags} if turn.flags else {})},
         sources=turn.sources if turn.decision == Decision.ANSWER else [],
         fact_ids=[f.id for t in turn.context for f in t.facts],
         timings=turn.timings,

@@ -74,6 +74,8 @@ class Dashboard:
     last_sync_job: IngestionJob | None
     website: str
     days: list[DayCount] = field(default_factory=list)
+    model_turns_today: int = 0  # turns the language model was asked to answer
+    model_fallbacks_today: int = 0  # of them, turns the built-in answerer answered instead
 
     @property
     def answered_share(self) -> int | None:
@@ -169,7 +171,21 @@ def dashboard(*, today: date | None = None) -> Dashboard:
         last_sync_job=last_website_job(),
         website=website,
         days=daily_counts(today=today),
+        **_model_health(since=_day_start(today)),
     )
+
+
+def _model_health(*, since: datetime) -> dict[str, int]:
+    """How often today the language model failed a visitor's turn (no text, a cut or HTML stream, a
+    refusal, an error or a time-out) and the built-in answerer spoke instead: the flag is on the turn's
+    log (apps.chat.services.turn_finish)."""
+    counts = Message.objects.filter(
+        role=MessageRole.ASSISTANT, created_at__gte=since, answerer="llm"
+    ).aggregate(
+        turns=Count("id"),
+        fallbacks=Count("id", filter=Q(retrieval_log__flags__contains=["fallback:builtin"])),
+    )
+    return {"model_turns_today": counts["turns"], "model_fallbacks_today": counts["fallbacks"]}
 
 
 # ----------------------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ class Answer:
     used_fact_ids: list[int] = field(default_factory=list)
     # Things the service should log but the visitor never sees: "partial" (an unknown reply that also
     # gives related facts), "canary" (the model tried to print the system prompt's canary and was cut
-    # off), "fallback:builtin" (the model failed before its first token).
+    # off), "fallback:builtin" with "llm-failed:<kind>" (the model failed: no text, a cut or HTML
+    # stream, a refusal, an error or a time-out; the built-in answerer spoke), "llm-interrupted" (it
+    # failed after some of its text was sent: that text stays and the built-in answer follows).
     flags: tuple[str, ...] = ()
 
 

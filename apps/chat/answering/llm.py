@@ -11,8 +11,10 @@ Prompt-injection defences that live here (OWASP LLM01/LLM07; the output side is 
   and the answer is flagged, so a leak is both blocked and visible in the logs;
 - a turn with no retrieved knowledge costs no model call: it gets the fixed unknown reply (seed 004:
   never answer from an empty context block; LLM10: refused work is free);
-- if the model cannot be reached before its first token, the built-in answerer answers instead, so a
-  model outage degrades the wording, not the service.
+- if the model cannot be reached, times out before its first token, or sends no text, a cut or HTML
+  stream or a refusal, the built-in answerer answers that turn instead (flagged "fallback:builtin" and
+  "llm-failed:<kind>"), so a model outage degrades the wording, not the service, and no turn is
+  stored with an empty answer.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from apps.chat.answering.base import (
     is_unknown_text,
     unknown_reply,
 )
-from xorventa.llm import LLMConfig, LLMError, stream_chat
+from xorventa.llm import LLMConfig, LLMError, LLMResponseError, stream_chat
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedTopic
@@ -176,20 +178,36 @@ class LLMAnswerer:
         fallback: list[AnswerStream] = []
 
         def chunks() -> Iterator[str]:
-            started = False
+            sent: list[str] = []
             try:
                 for piece in _withhold_canary(
                     stream_chat(messages, config=self.config, temperature=0.0, max_tokens=MAX_TOKENS),
                     self.canary,
                     flags,
                 ):
-                    started = True
+                    if not sent:  # leading whitespace is held back: a blank reply sends nothing
+                        piece = piece.lstrip()
+                        if not piece:
+                            continue
+                    sent.append(piece)
                     yield piece
+                if not sent and "canary" not in flags:
+                    raise LLMResponseError("the model's reply has no text", kind="empty")
             except LLMError as exc:
-                if started:
-                    flags.append("llm-error")
-                    raise
-                logger.warning("language model failed before its first token; built-in answer used: %s", exc)
+                # Whatever went wrong (no text, a cut or HTML stream, a refusal, an error, a time-out),
+                # the visitor gets the built-in answer. If some of the model's text was already sent it
+                # cannot be taken back: it stays, and the built-in answer follows on a new line, so
+                # the reply still ends complete ("llm-interrupted" in the flags says so).
+                interrupted = bool(sent)
+                logger.warning(
+                    "language model failed (%s)%s; built-in answer used: %s",
+                    exc.kind,
+                    " after some text was sent" if interrupted else "",
+                    exc,
+                )
+                flags.extend(["fallback:builtin", f"llm-failed:{exc.kind}"])
+                if interrupted:
+                    flags.append("llm-interrupted")
                 from apps.chat.answering.builtin import BuiltinAnswerer
 
                 builtin = BuiltinAnswerer().stream(
@@ -201,11 +219,12 @@ class LLMAnswerer:
                     hints=hints,
                 )
                 fallback.append(builtin)
-                flags.append("fallback:builtin")
+                if interrupted:
+                    yield "\n\n"
                 yield from builtin
             if "canary" in flags:
                 yield (
-                    "" if not started else " "
+                    "" if not sent else " "
                 ) + f"Sorry, I can only help with questions about {business_name}."
 
         def finish(text: str) -> Answer:

@@ -10,7 +10,9 @@ Case-file semantics (one JSON file per business):
 - a case: ``ask``; ``context`` (topic names, in the order retrieval returned them); ``history``
   ([role, text] pairs, oldest first); ``on`` (default: the file's ``on``); ``decision``; ``require`` and
   ``forbid`` (Python regexes on the answer text); ``used`` (fact ids that must be among the facts the
-  answer reports using) and ``not_used``.
+  answer reports using) and ``not_used``; ``xfail`` (why the answerer is known to miss it).
+- retrieval's hints are computed as retrieval does: the question repaired against the file's
+  vocabulary, each context topic's similarity to it with the real embedding model.
 - every "answer" case must also be free of hedging (base.HEDGE_RE), and every "unknown" case must end
   with the words telling the visitor the question was passed on.
 - ``appendix_a``: the case is one of the seed's nine questions; when the shared scenario file is present
@@ -117,7 +119,9 @@ def _load_cases(folder: Path = CASES_DIR) -> list[Any]:
     for path in sorted(folder.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         for i, case in enumerate(data["cases"]):
-            params.append(pytest.param(data, case, id=f"{path.stem}-{i:02d}"))
+            # A case the answerer is known to miss says why; strict, so fixing it shows.
+            marks = [pytest.mark.xfail(reason=case["xfail"], strict=True)] if case.get("xfail") else []
+            params.append(pytest.param(data, case, id=f"{path.stem}-{i:02d}", marks=marks))
     return params
 
 

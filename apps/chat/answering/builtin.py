@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apps.chat.answering.base import (
     Answer,
@@ -539,6 +539,7 @@ class _Question:
     object_text: str = ""
     elliptical: bool = False
     property: bool = False  # "Is the sourdough gluten free?": a thing and what is asked about it
+    verb: str | None = None  # the stem of the question's own verb ("stock" in "Do you stock X?")
     modifiers: set[str] = field(default_factory=set)  # stems of words modifying a noun
 
 
@@ -745,6 +746,7 @@ def _object(q: _Question, rest: list[str]) -> None:
     elif q.verb_group:
         q.head = vstem
     q.verb_stem = vstem if q.verb_group else None
+    q.verb = vstem
     q.required = [
         stem(w.replace("-", "")) for w in head_words if not _is_day_word(w) and w not in _TRAILING
     ] + ([vstem] if q.verb_group and vstem else [])
@@ -1239,8 +1241,44 @@ def _negation_scopes(f: _Fact) -> tuple[set[str], set[str]]:
             excepted |= set(stems_of(clause[exc.end() :]))
             clause = clause[: exc.start()]
         if _NEG_RE.search(clause):
-            negated |= set(stems_of(clause))
+            negated |= _negated_words(clause)
     return negated, excepted
+
+
+def _negated_words(clause: str) -> set[str]:
+    """The stems a negated clause rules out: all of it ("Pets are not allowed"), except that a "no"
+    determining a noun negates only that noun's phrase ("We have oat, almond and soy milk at no extra
+    charge" rules out a charge, not the milk). Read on the language layer's parse, and only for a
+    clause whose one negation is a bare "no" (other negations scope over the clause)."""
+    whole = set(stems_of(clause))
+    if not re.search(r"(?i)\bno\b", clause) or re.search(
+        r"(?i)\b(not|never|none|nor|no longer)\b|n't", clause
+    ):
+        return whole
+    parsed = analyse(clause, base_date=date.min)
+    tokens_ = parsed.tokens
+    negators = [t for t in tokens_ if t.lemma == "no"]
+    if not negators or not all(t.dep == "det" and tokens_[t.head].pos in ("NOUN", "PROPN") for t in negators):
+        return whole
+    out: set[str] = set()
+    for t in negators:
+        phrase = [u.text for u in tokens_ if _within(tokens_, u.i, t.head)]
+        out |= set(stems_of(" ".join(phrase)))
+    return out
+
+
+def _within(tokens_: tuple[Any, ...], i: int, root: int) -> bool:
+    """Whether token ``i`` is ``root`` or depends on it (its subtree in the parse)."""
+    seen = 0
+    while seen <= len(tokens_):
+        if i == root:
+            return True
+        parent = tokens_[i].head
+        if parent == i:
+            return False
+        i = parent
+        seen += 1
+    return False
 
 
 def _offer_reply(q: _Question, facts: list[_Fact], business: str) -> _Reply | None:
@@ -1440,7 +1478,10 @@ def _is_list_for(q: _Question, f: _Fact) -> bool:
         return bool(wanted & f.concepts)
     if q.head and q.head in f.stems and _OFFER_VERB_RE.search(f.statement):
         return any(s not in f.stems for s in q.object_stems)
-    return False
+    # A list made with the question's own verb ("We stock Michelin, Pirelli and Bridgestone tyres"
+    # for "Do you stock Goodyear?"): related, though it does not name the thing.
+    listed = "," in f.statement or re.search(r"(?i)\b(and|or)\b", f.statement) is not None
+    return bool(q.verb and q.verb in f.stems and listed and any(s not in f.stems for s in q.object_stems))
 
 
 # --- wording --------------------------------------------------------------------------------------------

@@ -331,6 +331,11 @@ XORVENTA_LLM_MODEL = env_str("XORVENTA_LLM_MODEL") or None
 XORVENTA_LLM_TIMEOUT = env_float("XORVENTA_LLM_TIMEOUT", 180.0)
 XORVENTA_LLM_FIRST_TOKEN_TIMEOUT = env_float("XORVENTA_LLM_FIRST_TOKEN_TIMEOUT", 20.0)
 XORVENTA_LLM_JSON_MODE = env_str("XORVENTA_LLM_JSON_MODE", "auto").strip().lower() or "auto"
+if XORVENTA_LLM_JSON_MODE not in ("auto", "json_schema", "json_object_schema", "json_object", "tools"):
+    raise ImproperlyConfigured(
+        "XORVENTA_LLM_JSON_MODE must be auto, json_schema, json_object_schema, json_object or tools, "
+        f"not {XORVENTA_LLM_JSON_MODE!r}."
+    )
 # New businesses' schemas are copied from a migrated template instead of migrated (decision 0008).
 XORVENTA_TENANT_TEMPLATE = env_bool("XORVENTA_TENANT_TEMPLATE", True)
 XORVENTA_EMBEDDING_MODEL = env_str("XORVENTA_EMBEDDING_MODEL", "builtin:all-MiniLM-L6-v2")

@@ -976,7 +976,9 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         for total, words, f in scored
         if total >= 0.6 * best_total and (best_words <= 0 or words >= 0.35 * best_words)
     ][:limit]
-    picked = _bearing(subject, q.modifiers, picked, facts)
+    # A number the question gives says which one too ("45 min lesson" among 30/45/60-minute ones).
+    numbers = {s for s, w in q.stems.items() if w >= 1.0 and s[:1].isdigit()}
+    picked = _bearing(subject | numbers, q.modifiers | numbers, picked, facts)
     if q.focus and any(q.focus in f.concepts for f in picked):
         # The kind of fact asked for wins over facts that merely share a word ("How far do you
         # deliver?" wants the radius, not the fee).

@@ -5,7 +5,7 @@ from apps.accounts import views
 
 app_name = "accounts"
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("invite/<str:token>/", views.accept_invitation, name="invite"),
     path("password-reset/", views.PasswordResetView.as_view(), name="password_reset"),

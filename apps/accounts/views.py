@@ -20,9 +20,10 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
 from django.utils.decorators import method_decorator
 
+from apps.accounts.access import business_role, businesses_for_user, resellers_administered
 from apps.accounts.models import Invitation, User
 from apps.accounts.services import invitation_accept_existing, invitation_accept_new
 from apps.tenants.rate_limits import Limit, limit_exceeded
@@ -56,6 +57,35 @@ class AcceptInvitationForm(forms.Form):
         return data
 
 
+def landing_url(request: HttpRequest, user: User) -> str:
+    """Where a person lands after signing in (when no safe ``next`` says otherwise).
+
+    Signed in on a business's own address (its host or /t/<slug>/): that business's dashboard, when
+    they may open it. On the public site: a reseller's console; the one business they can open; or,
+    with several, the public home page, which lists them to choose from.
+    """
+    business = getattr(request, "tenant", None)
+    if business is not None and business_role(user, business) is not None:
+        return f"{getattr(request, 'tenant_prefix', '')}/"
+    if business is None and resellers_administered(user):
+        return reverse("console:home")
+    businesses = businesses_for_user(user)
+    if len(businesses) == 1:
+        # By path, on the host the person signed in on: the session cookie is that host's.
+        return f"/{settings.TENANT_SUBFOLDER_PREFIX}/{businesses[0].slug}/"
+    return "/"
+
+
+class LoginView(auth_views.LoginView):
+    """Django's sign-in (a ``next`` is followed only when url_has_allowed_host_and_scheme accepts
+    it), landing on the person's own page instead of the fixed LOGIN_REDIRECT_URL."""
+
+    template_name = "accounts/login.html"
+
+    def get_default_redirect_url(self) -> str:
+        return landing_url(self.request, self.request.user)  # type: ignore[arg-type]
+
+
 @per_address_limit
 def accept_invitation(request: HttpRequest, token: str) -> HttpResponse:
     invitation = Invitation.objects.filter(token=token).select_related("business", "reseller").first()
@@ -71,7 +101,7 @@ def accept_invitation(request: HttpRequest, token: str) -> HttpResponse:
             form.add_error(None, exc)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("/")
+            return redirect(landing_url(request, user))
     return render(request, "accounts/accept_invitation.html", {"form": form, "invitation": invitation})
 
 
@@ -101,7 +131,7 @@ def _accept_as_existing(request: HttpRequest, invitation: Invitation) -> HttpRes
             else:
                 if not signed_in_as_invited:
                     login(request, user)
-                return redirect("/")
+                return redirect(landing_url(request, user))
     context["form"] = form
     context["signed_in"] = signed_in_as_invited
     status = 400 if form is not None and form.errors else 200

@@ -169,6 +169,20 @@ def website_settings_update(
     return row
 
 
+@transaction.atomic
+def website_settings_save(
+    *, actor: str = "", start_url: str | None = None, **limits: Any
+) -> tuple[WebsiteSettings, IngestionJob | None]:
+    """The owner's save: the settings, and a first crawl in the worker when the address is new or
+    changed (queued when this transaction commits), so the owner need not find "sync now". Saving the
+    same address again (or only the schedule or limits) starts nothing."""
+    before = website_settings_get().start_url
+    row = website_settings_update(start_url=start_url, **limits)
+    if not row.start_url or row.start_url == before:
+        return row, None
+    return row, website_crawl_start(kind=JobKind.CRAWL, actor=actor, background=True)
+
+
 # ----------------------------------------------------------------------------------------------
 # Starting jobs
 

@@ -318,11 +318,16 @@ def sources(request: HttpRequest) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         try:
-            ingestion.website_settings_update(**form.cleaned_data)
+            _row, job = ingestion.website_settings_save(actor=_actor(request), **form.cleaned_data)
         except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, "Website settings saved.")
+            if job is None:
+                messages.success(request, "Website settings saved.")
+            elif job.status == JobStatus.FAILED:  # refused before it started (e.g. not a public address)
+                messages.error(request, f"Website settings saved, but {job.error}")
+            else:
+                messages.success(request, "Website settings saved. Reading your website now…")
             return redirect("portal:sources")
     context = {
         "page": selectors.sources_page(),

@@ -55,6 +55,7 @@ SHARED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc as static files: the API docs work offline
     "channels",
     "django_q",
     "django_htmx",
@@ -284,6 +285,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Knowledge, chat and gaps for small businesses' assistants.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs pages load their scripts and styles from this server (the sidecar package), not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No validator badge: Swagger UI would send the schema's URL to validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 EMAIL_BACKEND = env_str(

@@ -2,9 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from apps.portal import views_public
+from xorventa.api_docs import docs_urlpatterns
 
 urlpatterns = [
     path("", views_public.home, name="public-home"),
@@ -14,6 +14,5 @@ urlpatterns = [
     path("console/", include("apps.portal.console_urls")),
     path("api/v1/", include("apps.tenants.api_urls")),
     path("api/v1/", include("apps.chat.api_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(urlconf="xorventa.urls_public"), name="api-schema"),
-    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+    *docs_urlpatterns(urlconf="xorventa.urls_public"),
 ]

@@ -541,6 +541,7 @@ class _Question:
     property: bool = False  # "Is the sourdough gluten free?": a thing and what is asked about it
     verb: str | None = None  # the stem of the question's own verb ("stock" in "Do you stock X?")
     modifiers: set[str] = field(default_factory=set)  # stems of words modifying a noun
+    numbers: set[str] = field(default_factory=set)  # numbers the question gives, not in a date
 
 
 _GENERIC_VERBS = {
@@ -629,6 +630,11 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     start = dated.day_about()
     if start is not None and dated.dated is not None:
         q.period = (start, dated.dated.end or start)
+    q.numbers = {
+        t.text
+        for t in dated.tokens
+        if t.text.isdigit() and not any(m.start_char <= t.start_char < m.end_char for m in dated.dates)
+    }
     # Words that say which one of a kind ("sourdough" bread, "Aetna" insurance, "electric" bike).
     q.modifiers = {
         stem(t.text)
@@ -976,9 +982,9 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         for total, words, f in scored
         if total >= 0.6 * best_total and (best_words <= 0 or words >= 0.35 * best_words)
     ][:limit]
-    # A number the question gives says which one too ("45 min lesson" among 30/45/60-minute ones).
-    numbers = {s for s, w in q.stems.items() if w >= 1.0 and s[:1].isdigit()}
-    picked = _bearing(subject | numbers, q.modifiers | numbers, picked, facts)
+    # A number the question gives says which one too ("45 min lesson" among 30/45/60-minute ones),
+    # unless it is part of a date ("if I enrol on September 10").
+    picked = _bearing(subject | q.numbers, q.modifiers | q.numbers, picked, facts)
     if q.focus and any(q.focus in f.concepts for f in picked):
         # The kind of fact asked for wins over facts that merely share a word ("How far do you
         # deliver?" wants the radius, not the fee).

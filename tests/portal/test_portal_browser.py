@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import run_queued_tasks
 from tests.portal.conftest import seed_conversation, seed_knowledge
 
 CHROMIUM = "/usr/bin/chromium"
@@ -117,6 +118,8 @@ def test_owner_walks_through_the_portal(live_server, bakery, in_sunny, page):
         page.wait_for_load_state()
         assert page.get_by_text("menu.txt").first.is_visible()
         check_accessibility(page)
+        # Uploads are read by the worker (issue 16, finding 6): run its queued job as the worker would.
+        assert run_queued_tasks() == 1
         page.get_by_role("link", name="Knowledge").click()
         assert page.get_by_text("rye bread costs $7").first.is_visible()
     else:

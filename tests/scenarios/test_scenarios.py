@@ -28,7 +28,8 @@ COLUMNS = ("knowledge", "context", "answer")
 
 
 def scenario_files() -> list[Path]:
-    return sorted(HERE.glob("*.json")) + sorted((HERE / "heldout").glob("*.json"))
+    found = sorted(HERE.glob("*.json")) + sorted((HERE / "heldout").glob("*.json"))
+    return [path for path in found if path != FLOORS]
 
 
 def floor_key(path: Path) -> str:

@@ -43,9 +43,8 @@ def _floor(summary: dict[str, dict[str, int]]) -> dict[str, object]:
 def main(names: list[str]) -> None:
     floors_file = HERE / "floors.json"
     floors = json.loads(floors_file.read_text()) if floors_file.exists() else {}
-    paths = [HERE / n for n in names] or sorted(HERE.glob("*.json")) + sorted(
-        (HERE / "heldout").glob("*.json")
-    )
+    every = sorted(HERE.glob("*.json")) + sorted((HERE / "heldout").glob("*.json"))
+    paths = [HERE / n for n in names] or [p for p in every if p != floors_file]
     for path, floor in zip(paths, measure(paths), strict=True):
         key = path.relative_to(HERE).as_posix()
         floors[key] = floor

@@ -15,7 +15,8 @@ from typing import Any
 
 from rest_framework.exceptions import ParseError
 
-# get_encoding: DRF's charset check (refuses bytes-to-bytes codecs such as bz2_codec), not in the stubs.
+# get_encoding: DRF's charset check (refuses bytes-to-bytes codecs such as bz2_codec); the DRF type
+# stubs do not declare it, hence the ignore.
 from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.utils import json
 

@@ -99,6 +99,11 @@ def test_a_task_goes_through_redis_to_a_qcluster_worker_that_reads_s3(business, 
                     if job.status in (JobStatus.DONE, JobStatus.FAILED):
                         break
                     time.sleep(0.5)
+            # The cluster's monitor stores the task's result a moment after the task returns: wait for
+            # it before stopping the worker, or the result is lost with the monitor.
+            stored = Task.objects.filter(func="apps.tenants.tasks.run_for_business", success=True)
+            while not stored.exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
         finally:
             test_jobs_worker.kill(worker)
         assert job.status == JobStatus.DONE, (job.error, log.read_text(errors="replace")[-3000:])

@@ -334,7 +334,7 @@ XORVENTA_LLM_MODEL = env_str("XORVENTA_LLM_MODEL") or None
 # A CPU-only self-hoster's server: one extraction call took 50-150 s on a loaded 2-core machine, so
 # the whole-call limit is generous; an answer that has not started after the first-token limit is
 # given by the built-in answerer instead. JSON mode: auto, json_schema, json_object_schema,
-# json_object or tools (xorventa/llm.py).
+# json_object or tools (apps/integrations/llm.py).
 XORVENTA_LLM_TIMEOUT = env_float("XORVENTA_LLM_TIMEOUT", 180.0)
 XORVENTA_LLM_FIRST_TOKEN_TIMEOUT = env_float("XORVENTA_LLM_FIRST_TOKEN_TIMEOUT", 20.0)
 XORVENTA_LLM_JSON_MODE = env_str("XORVENTA_LLM_JSON_MODE", "auto").strip().lower() or "auto"

@@ -21,7 +21,7 @@ from apps.chat.answering.base import get_answerer, unknown_reply
 from apps.chat.answering.builtin import BuiltinAnswerer
 from apps.chat.answering.llm import DEFAULT_CANARY, SYSTEM_PROMPT, LLMAnswerer
 from apps.facts.selectors import RenderedFact, RenderedTopic
-from xorventa.llm import LLMConfig
+from apps.integrations.llm import LLMConfig
 
 ON = date(2026, 11, 2)
 BUSINESS = "Sunny Bakery"

@@ -4,7 +4,7 @@ Each fake is a real HTTP server on 127.0.0.1 that takes a schema only in its own
 other form with the error shape the real server returns: llama.cpp's OpenAI-compatible server (HTTP
 500 "Input should be 'text' or 'json_object'"), OpenAI / vLLM / Ollama >= 0.5 (json_schema), a plain
 JSON-mode server (older Ollama; the schema must reach the prompt), and a tools-only server. The
-extractor runs through its real entry point (LLMExtractor.extract -> xorventa.llm.complete_json).
+extractor runs through its real entry point (LLMExtractor.extract -> apps.integrations.llm.complete_json).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import pytest
 
 from apps.facts.extraction.base import ExtractionError
 from apps.facts.extraction.llm import RESPONSE_SCHEMA, LLMExtractor
+from apps.integrations.llm import JSON_MODES, LLMConfig, LLMError, json_mode_forget, json_modes_to_try
 from tests.facts.test_llm_extractor import ANSWER, RECORDED_RECORDS, context
-from xorventa.llm import JSON_MODES, LLMConfig, LLMError, json_mode_forget, json_modes_to_try
 
 LLAMA_CPP_500 = {
     "error": {
@@ -178,7 +178,7 @@ def test_each_dialect_is_detected_and_remembered(serve: Any, dialect: str, caplo
     expected = DIALECTS[dialect][1]
     tried = list(JSON_MODES[: JSON_MODES.index(expected) + 1])
     extractor = LLMExtractor(server.config())
-    with caplog.at_level(logging.INFO, logger="xorventa.llm"):
+    with caplog.at_level(logging.INFO, logger="apps.integrations.llm"):
         first = extractor.extract(ANSWER, context())
         second = extractor.extract(ANSWER, context())
     assert [c.statement for c in first] == [c.statement for c in second]
@@ -236,7 +236,7 @@ def test_a_reply_that_breaks_the_schema_is_refused_by_pydantic(serve: Any) -> No
 
 
 def test_an_unknown_json_mode_setting_is_refused(settings: Any) -> None:
-    from xorventa.llm import llm_config_from_settings
+    from apps.integrations.llm import llm_config_from_settings
 
     settings.XORVENTA_LLM_JSON_MODE = "grammar"
     with pytest.raises(ValueError, match="XORVENTA_LLM_JSON_MODE"):

@@ -19,7 +19,7 @@ import pytest
 
 from apps.facts.extraction.base import ExtractionContext, ExtractionError
 from apps.facts.extraction.llm import RESPONSE_SCHEMA, SCHEMA_NAME, LLMExtractor
-from xorventa.llm import LLMConfig, LLMError, stream_chat
+from apps.integrations.llm import LLMConfig, LLMError, stream_chat
 
 # A recorded chat-completions response (the scenario's event 2, as a model answered it).
 RECORDED_RECORDS = {

@@ -132,7 +132,7 @@ def get_answerer() -> Answerer:
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
 
-    from xorventa.llm import llm_configured
+    from apps.integrations.llm import llm_configured
 
     mode = (getattr(settings, "XORVENTA_ANSWERER", "auto") or "auto").strip().lower()
     if mode not in {"auto", "builtin", "llm"}:

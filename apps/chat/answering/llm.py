@@ -1,4 +1,4 @@
-"""The language-model answerer: streams a reply from an OpenAI-compatible chat API (xorventa.llm).
+"""The language-model answerer: streams a reply from an OpenAI-compatible chat API (apps.integrations.llm).
 
 Prompt-injection defences that live here (OWASP LLM01/LLM07; the output side is sanitize.py):
 
@@ -34,7 +34,7 @@ from apps.chat.answering.base import (
     is_unknown_text,
     unknown_reply,
 )
-from xorventa.llm import LLMConfig, LLMError, LLMResponseError, stream_chat
+from apps.integrations.llm import LLMConfig, LLMError, LLMResponseError, stream_chat
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedTopic

@@ -139,7 +139,7 @@ def get_extractor() -> Extractor:
         from .llm import LLMExtractor
 
         return LLMExtractor()
-    from xorventa.llm import llm_configured
+    from apps.integrations.llm import llm_configured
 
     if llm_configured():
         from .llm import LLMExtractor

@@ -6,7 +6,7 @@ inference, and the source text travels as untrusted data between markers carryin
 text inside it cannot close the data block or pose as instructions.
 
 Errors: malformed output (not JSON, refused, truncated, schema violation) raises ExtractionError, so
-the caller skips that part; a model that cannot be reached raises xorventa.llm.LLMError unchanged, so
+the caller skips that part; a model that cannot be reached raises apps.integrations.llm.LLMError unchanged, so
 the caller's unit of work fails as a whole and can be retried (a skipped part would never be retried).
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from xorventa.llm import LLMConfig, LLMResponseError, complete_json, strict_json_schema
+from apps.integrations.llm import LLMConfig, LLMResponseError, complete_json, strict_json_schema
 
 from .base import Candidate, ExtractionContext, ExtractionError, check_text, match_topic, normalise_aspect
 
@@ -118,7 +118,7 @@ def build_messages(text: str, context: ExtractionContext, nonce: str) -> list[di
 
 
 class LLMExtractor:
-    """Fact extraction by a language model over the OpenAI-compatible API in xorventa.llm."""
+    """Fact extraction by a language model over the OpenAI-compatible API in apps.integrations.llm."""
 
     name = "llm"
 

@@ -82,7 +82,7 @@ class Command(BaseCommand):
         if options["llm"]:
             from apps.chat.answering.llm import LLMAnswerer
             from apps.facts.extraction.base import get_extractor
-            from xorventa.llm import llm_configured
+            from apps.integrations.llm import llm_configured
 
             if not llm_configured():
                 raise CommandError("--llm needs a model: set XORVENTA_LLM_BASE_URL and XORVENTA_LLM_MODEL.")

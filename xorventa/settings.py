@@ -54,6 +54,7 @@ SHARED_APPS = [
     "axes",  # shared: its attempts and lockouts live in the public schema, one per account site-wide
     "rest_framework",
     "rest_framework.authtoken",
+    "rest_framework_api_key",  # the REST API's keys (apps.accounts.models.ApiKey builds on its model)
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc as static files: the API docs work offline
     "channels",
@@ -291,7 +292,38 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # No validator badge: Swagger UI would send the schema's URL to validator.swagger.io.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}  # apps/api/converters.py
+    },
+    # The v1 API's error bodies come from drf-standardized-errors (apps/api/base.py): its enum hook
+    # keeps the error components apart, and the overrides name the enums it shares.
+    "POSTPROCESSING_HOOKS": ["drf_standardized_errors.openapi_hooks.postprocess_schema_enums"],
+    "ENUM_NAME_OVERRIDES": {
+        "ValidationErrorEnum": "drf_standardized_errors.openapi_serializers.ValidationErrorEnum.choices",
+        "ClientErrorEnum": "drf_standardized_errors.openapi_serializers.ClientErrorEnum.choices",
+        "ServerErrorEnum": "drf_standardized_errors.openapi_serializers.ServerErrorEnum.choices",
+        "ErrorCode401Enum": "drf_standardized_errors.openapi_serializers.ErrorCode401Enum.choices",
+        "ErrorCode403Enum": "drf_standardized_errors.openapi_serializers.ErrorCode403Enum.choices",
+        "ErrorCode404Enum": "drf_standardized_errors.openapi_serializers.ErrorCode404Enum.choices",
+        "ErrorCode405Enum": "drf_standardized_errors.openapi_serializers.ErrorCode405Enum.choices",
+        "ErrorCode406Enum": "drf_standardized_errors.openapi_serializers.ErrorCode406Enum.choices",
+        "ErrorCode415Enum": "drf_standardized_errors.openapi_serializers.ErrorCode415Enum.choices",
+        "ErrorCode429Enum": "drf_standardized_errors.openapi_serializers.ErrorCode429Enum.choices",
+        "ErrorCode500Enum": "drf_standardized_errors.openapi_serializers.ErrorCode500Enum.choices",
+        # Choice sets of the v1 API that share a field name ("status", "kind").
+        "FactStatusEnum": "apps.facts.models.FactStatus",
+        "DisagreementStatusEnum": "apps.facts.models.DisagreementStatus",
+        "JobStatusEnum": "apps.facts.models.JobStatus",
+        "JobKindEnum": "apps.facts.models.JobKind",
+        "SourceKindEnum": "apps.facts.models.SourceKind",
+        "EventKindEnum": "apps.facts.models.EventKind",
+        "QuestionStatusEnum": "apps.gaps.models.GapStatus",
+        "MemberRoleEnum": "apps.accounts.models.Role",
+        "InviteRoleEnum": "apps.api.reseller.INVITE_ROLES",
+    },
 }
+# Requests per minute per API key (apps/api/base.py), counted across every business the key reaches.
+XORVENTA_API_KEY_RATE = env_int("XORVENTA_API_KEY_RATE", 600)
 
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",

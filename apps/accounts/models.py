@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from rest_framework_api_key.models import AbstractAPIKey
 
 
 class UserManager(BaseUserManager["User"]):
@@ -107,3 +108,60 @@ class Invitation(models.Model):
     @property
     def is_open(self) -> bool:
         return self.accepted_at is None and self.expires_at > timezone.now()
+
+
+# ----------------------------------------------------------------------------------------------
+# API keys (issue 21): the REST API's credentials. djangorestframework-api-key generates them, keeps
+# only a SHA-512 hash (the full key is shown once, when created) and looks them up by their prefix.
+
+
+class ApiAccess(models.TextChoices):
+    READ = "read", "Read only"
+    WRITE = "write", "Read and write"
+
+
+class ApiKey(AbstractAPIKey):
+    """A key for one business, or for every business of one reseller (and the reseller's own API).
+
+    Exactly one of ``business`` / ``reseller`` is set. Revoking cannot be undone (the library refuses
+    to save a key un-revoked); every request made with a key is logged in ``ApiKeyUse``.
+    """
+
+    business = models.ForeignKey(
+        "tenants.Business", null=True, blank=True, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    reseller = models.ForeignKey(
+        "tenants.Reseller", null=True, blank=True, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    access = models.CharField(max_length=10, choices=ApiAccess.choices, default=ApiAccess.READ)
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(AbstractAPIKey.Meta):
+        constraints = [
+            models.CheckConstraint(
+                name="api_key_one_scope",
+                condition=Q(business__isnull=False, reseller__isnull=True)
+                | Q(business__isnull=True, reseller__isnull=False),
+            )
+        ]
+
+    @property
+    def can_write(self) -> bool:
+        return self.access == ApiAccess.WRITE
+
+
+class ApiKeyUse(models.Model):
+    """One request made with an API key: who, where, what, and the answer's status."""
+
+    key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="uses")
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    business_slug = models.CharField(max_length=42, blank=True, help_text="The business addressed, if any")
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=300)
+    status = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["key", "-at"])]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
@@ -40,7 +41,7 @@ class BusinessOutput(serializers.ModelSerializer[Business]):
 
 
 class BusinessListCreateApi(APIView):
-    class InputSerializer(serializers.Serializer[dict[str, str]]):
+    class BusinessCreateSerializer(serializers.Serializer[dict[str, str]]):
         name = serializers.CharField(max_length=120)
         slug = serializers.CharField(max_length=42)
         owner_email = serializers.EmailField(required=False)
@@ -55,11 +56,13 @@ class BusinessListCreateApi(APIView):
             "name"
         )
 
+    @extend_schema(responses=BusinessOutput(many=True))
     def get(self, request: Request) -> Response:
         return Response(BusinessOutput(self.get_queryset(), many=True).data)
 
+    @extend_schema(request=BusinessCreateSerializer, responses={201: BusinessOutput})
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.BusinessCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         reseller = _reseller_for(request, data.validated_data.get("reseller"))
         try:

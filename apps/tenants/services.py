@@ -109,3 +109,20 @@ def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: st
 def business_delete(*, business: Business) -> None:
     """Drop a business and its schema. Only for throwaway businesses (scenarios, evaluations, benches)."""
     business.delete(force_drop=True)
+
+
+def business_set_active(*, business: Business, active: bool) -> Business:
+    """Suspend (or resume) a business: a suspended one is not routed (host or path: a 404), so its
+    portal, widget and API stop; its data stays until it is deleted."""
+    Business.objects.filter(pk=business.pk).update(is_active=active)
+    business.is_active = active
+    logger.info("business %s %s", business.slug, "resumed" if active else "suspended")
+    return business
+
+
+def business_remove(*, business: Business) -> None:
+    """A reseller deletes one of its businesses for good: schema, domains, memberships, keys. Only a
+    suspended business can be deleted, so deleting is always a second, deliberate step."""
+    if business.is_active:
+        raise ValidationError({"business": "Suspend the business before deleting it."})
+    business_delete(business=business)

@@ -56,6 +56,9 @@ class Source(models.Model):
 
 
 class VersionOutcome(models.TextChoices):
+    # Stored and committed before it is read: a reading that fails part-way leaves the event here
+    # (nothing lost), and the worker reads it again (apps.facts.rereading).
+    RECEIVED = "received", "Received (not read yet)"
     PROCESSED = "processed", "Processed"
     SEEN = "seen", "Unchanged (seen)"
     RETIRED = "retired", "Source retired"
@@ -89,8 +92,20 @@ class SourceVersion(models.Model):
         return f"{self.source} @ {self.read_at:%Y-%m-%d %H:%M} ({self.outcome})"
 
 
+class PartReading(models.TextChoices):
+    READ = "read", "Read"
+    NO_RECORDS = "no_records", "No detail could be read"
+    RETRY = "retry", "Read by the built-in reader; the model will read it again"
+    GAVE_UP = "gave_up", "Read by the built-in reader; the model could not read it"
+    SKIPPED = "skipped", "Not read (refused or not text)"
+
+
 class SourcePart(models.Model):
-    """A hashed sentence/paragraph of a source. ``removed_in`` is set when a later version drops it."""
+    """A hashed sentence/paragraph of a source. ``removed_in`` is set when a later version drops it.
+
+    ``reading`` says how its records were made. When the configured language model fails on it, the
+    built-in extractor's records stand in (``Fact.stand_in``) and the worker asks the model again at
+    ``retry_at`` with exponential backoff; its records then supersede the stand-ins (decision 0018)."""
 
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="parts")
     hash = models.CharField(max_length=64)
@@ -100,6 +115,11 @@ class SourcePart(models.Model):
     removed_in = models.ForeignKey(
         SourceVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="parts_removed_here"
     )
+    reading = models.CharField(max_length=12, choices=PartReading.choices, default=PartReading.READ)
+    read_by = models.CharField(max_length=40, blank=True, help_text="The extractor whose records stand")
+    read_error = models.TextField(blank=True, help_text="Why the configured extractor failed, last time")
+    read_attempts = models.PositiveSmallIntegerField(default=0, help_text="Failed model readings so far")
+    retry_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         constraints = [
@@ -149,6 +169,9 @@ class Fact(models.Model):
     # (apps.facts.subjects): {topic, aspect, fact, similarity, method, own_topic, own_aspect, reason}.
     # The owner can split it back into its own subject (services.fact_subject_split).
     matched_subject = models.JSONField(default=dict, blank=True)
+    # Made by the built-in extractor because the language model failed on its part: live at once, and
+    # superseded (retired with a reason) when the model reads the part again (decision 0018).
+    stand_in = models.BooleanField(default=False)
     status = models.CharField(
         max_length=10, choices=FactStatus.choices, default=FactStatus.LIVE, db_index=True
     )

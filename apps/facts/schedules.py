@@ -1,4 +1,5 @@
-"""The django-q2 schedule that re-syncs a business's website (one Schedule row per business).
+"""The django-q2 schedules of the knowledge layer: the website re-sync (one Schedule row per business)
+and the re-reading of parts the language model failed on.
 
 django-q2's tables live in the public schema and its scheduler runs there, so the schedule calls
 ``apps.tenants.tasks.run_for_business`` with the schema name as its first argument: the worker enters
@@ -66,3 +67,42 @@ def resync_schedule_get(schema_name: str) -> object | None:
     from django_q.models import Schedule
 
     return Schedule.objects.filter(name=schedule_name(schema_name)).first()
+
+
+# ----------------------------------------------------------------------------------------------
+# Re-reading parts the language model failed on (decision 0018): one ONCE schedule per business, set
+# to the earliest due retry; the task sets it again for whatever is still waiting.
+
+REREAD_TASK = "apps.facts.tasks.parts_reread_task"
+
+
+def reread_schedule_name(schema_name: str) -> str:
+    return f"model-reread:{schema_name}"
+
+
+def reread_schedule_set(*, schema_name: str, at: datetime) -> object:
+    """Make sure the worker re-reads this business's due parts no later than ``at``."""
+    from django_q.models import Schedule
+
+    name = reread_schedule_name(schema_name)
+    existing = Schedule.objects.filter(name=name).first()
+    if existing is not None and existing.next_run is not None and existing.next_run <= at:
+        return existing  # an earlier run is set: it re-reads these too, or sets the next one
+    schedule, _ = Schedule.objects.update_or_create(
+        name=name,
+        defaults={
+            "func": SCHEDULE_FUNC,
+            "args": repr((schema_name, REREAD_TASK)),
+            "kwargs": None,
+            "schedule_type": Schedule.ONCE,
+            "repeats": -1,  # django-q2 deletes a ONCE schedule with negative repeats once it has run
+            "next_run": at,
+        },
+    )
+    return schedule
+
+
+def reread_schedule_get(schema_name: str) -> object | None:
+    from django_q.models import Schedule
+
+    return Schedule.objects.filter(name=reread_schedule_name(schema_name)).first()

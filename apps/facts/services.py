@@ -5,7 +5,9 @@ knowledge completely or not at all. Both extractors only *propose* records (``Ca
 rules below decide what becomes a fact, what it replaces, and what is recorded as a disagreement:
 
 1. Only what is new is processed: an unchanged source is a no-op recorded as "seen"; a changed one
-   processes only its new parts; facts that came only from removed parts are retired.
+   processes only its new parts; facts that came only from removed parts are retired. The event is
+   stored (committed) before it is read, and a part the language model fails on is read by the
+   built-in extractor meanwhile and asked again by the worker (decision 0018): nothing is lost.
 2. Newer replaces older on the same subject (same topic and aspect); other aspects only add detail.
 3. An owner's answer is never replaced by a document or the website: that becomes a disagreement.
 4. A temporary fact never replaces a permanent one; the permanent one applies again afterwards.
@@ -19,7 +21,7 @@ import hashlib
 import logging
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -30,12 +32,13 @@ from apps.facts.extraction.base import (
     ExtractionContext,
     ExtractionError,
     Extractor,
+    ModelOutputError,
     get_extractor,
     topic_key,
 )
 from apps.facts.extraction.guard import UNTRUSTED_KINDS, host_of, screen_parts
 from apps.facts.extraction.parts import Part, normalise, split_parts
-from apps.facts.lexical import overlap
+from apps.facts.lexical import content_words, overlap
 from apps.facts.models import (
     OWNER_RANK,
     PRECEDENCE,
@@ -46,6 +49,7 @@ from apps.facts.models import (
     Fact,
     FactEvent,
     FactStatus,
+    PartReading,
     Source,
     SourceKind,
     SourcePart,
@@ -55,9 +59,11 @@ from apps.facts.models import (
     Visibility,
     WebsiteSettings,
 )
+from apps.facts.schedules import reread_schedule_set
 from apps.facts.signals import announce_topics_changed
 from apps.facts.subjects import compare_many, similarity_provider
-from apps.tenants.db import current_business_name
+from apps.integrations.llm import LLMError, LLMResponseError
+from apps.tenants.db import current_business_name, current_schema
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +81,10 @@ class IngestResult:
     disagreements: list[Disagreement] = field(default_factory=list)
     skipped_parts: list[dict[str, str]] = field(default_factory=list)
     touched_topics: set[int] = field(default_factory=set)
+    # Parts the language model failed on: the built-in reader's records stand in, the worker retries.
+    rereading: list[SourcePart] = field(default_factory=list)
+    # Parts that yielded no record at all: shown to the owner ("we could not read a detail here").
+    unread: list[SourcePart] = field(default_factory=list)
 
     @property
     def unchanged(self) -> bool:
@@ -199,6 +209,13 @@ class _Run:
     question: str
     result: IngestResult
     actor: str = ""
+    # Records of the built-in extractor standing in for a model that failed on the part.
+    stand_in: bool = False
+    # Whether a candidate's ``replaces`` ids are the owner's own choice (the portal's "replace"), or a
+    # model's proposal that the subject matcher must confirm.
+    trust_replaces: bool = False
+    # Facts the rules must not compare with: the stand-ins a model reading is superseding.
+    ignore: frozenset[int] = frozenset()
 
 
 def _retire(
@@ -325,7 +342,11 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
     aspect = aspect_key(cand.aspect) or aspect_key(cand.statement)
     topic = _topic_find(cand.topic)
     same_subject = (
-        list(Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE)) if topic else []
+        list(
+            Fact.objects.filter(topic=topic, aspect=aspect, status=FactStatus.LIVE).exclude(pk__in=run.ignore)
+        )
+        if topic
+        else []
     )
     match: dict[str, object] | None = None
     if not same_subject:
@@ -339,11 +360,17 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
     run.result.touched_topics.add(topic.pk)
     named = [int(i) for i in getattr(cand, "replaces", []) or [] if str(i).isdigit()]
     if named:  # a language-model extractor may name what it replaces; the rules still decide
-        same_subject += list(
-            Fact.objects.filter(pk__in=named, status=FactStatus.LIVE).exclude(
-                pk__in=[f.pk for f in same_subject]
-            )
+        found_named = list(
+            Fact.objects.filter(pk__in=named, status=FactStatus.LIVE)
+            .exclude(pk__in=[f.pk for f in same_subject])
+            .exclude(pk__in=run.ignore)
+            .select_related("topic")
         )
+        if not run.trust_replaces:
+            found_named = _same_topic(found_named, topic, cand.topic)
+        on_subject = {f.pk for f in same_subject}
+        named = [i for i in named if i in on_subject] + [f.pk for f in found_named]
+        same_subject += found_named
 
     for fact in same_subject:
         if fact.topic_id == topic.pk and fact.aspect == aspect and _same_value(fact, cand):
@@ -388,12 +415,14 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
         question=run.question,
         visibility=run.source.visibility,
         matched_subject=match or {},
+        stand_in=run.stand_in,
     )
     _add_evidence(fact, run)
+    stood_in = " Read by the built-in reader; the language model will read it again." if run.stand_in else ""
     _event(
         fact,
         EventKind.CREATED,
-        f"Learned from {_describe(run.source)}.{_merge_note(match)}",
+        f"Learned from {_describe(run.source)}.{_merge_note(match)}{stood_in}",
         at=run.at,
         version=run.version,
         actor=run.actor,
@@ -420,6 +449,24 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
             actor=run.actor,
         )
         run.result.retired.append(old)
+
+
+def _same_topic(facts: list[Fact], topic: Topic, named_topic: str) -> list[Fact]:
+    """The facts a model named in ``replaces`` that are on the candidate's subject: its topic after
+    matching, or a topic the subject matcher says names the same thing. A model that names a fact on
+    another subject (a small model filed a loaf's price under Opening hours) replaces nothing."""
+    other = list(dict.fromkeys(f.topic.name for f in facts if f.topic_id != topic.pk))
+    same = {
+        name
+        for name, found in zip(other, compare_many(_topic_name(named_topic), other), strict=True)
+        if found.same
+    }
+    kept = [f for f in facts if f.topic_id == topic.pk or f.topic.name in same]
+    if len(kept) < len(facts):
+        logger.info(
+            "ignored %d replaces id(s) on another subject than %r", len(facts) - len(kept), named_topic
+        )
+    return kept
 
 
 def _record_disagreement(
@@ -493,7 +540,6 @@ def _check_text(content: str) -> str:
     return content
 
 
-@transaction.atomic
 def source_ingest(
     *,
     kind: SourceKind | str,
@@ -506,15 +552,55 @@ def source_ingest(
     extractor: Extractor | None = None,
     actor: str = "",
 ) -> IngestResult:
-    """Read one source event (a crawl of a page, an upload, an owner answer) into the knowledge."""
+    """Read one source event (a crawl of a page, an upload, an owner answer) into the knowledge.
+
+    Two transactions: the event is stored first (its own, committed when the caller holds none), then
+    read. A reading that fails leaves the event stored as "received", and the worker reads it again
+    (apps.facts.rereading); a part the language model fails on does not fail the reading at all (its
+    built-in stand-ins, ``_part_read``)."""
     kind = SourceKind(kind)
     content = _check_text(content)
     read_at = read_at or timezone.now()
     ref = ref.strip()[:500]
     if not ref:
         raise KnowledgeInputError("A source needs a reference (URL, file name or id).")
-    digest = content_hash(f"{question}\n{content}" if question else content)
+    extractor = extractor or get_extractor()
+    with transaction.atomic():
+        stored = _event_store(
+            kind=kind,
+            ref=ref,
+            content=content,
+            title=title,
+            question=question,
+            read_at=read_at,
+            visibility=visibility,
+            extractor_name=extractor.name,
+        )
+    if isinstance(stored, IngestResult):
+        return stored  # unchanged since the last reading
+    try:
+        with transaction.atomic():
+            return source_version_read(version=stored, extractor=extractor, title=title, actor=actor)
+    except Exception:
+        # The event is kept (committed above, unless the caller's own transaction rolls it back); the
+        # worker reads "received" versions again. The caller still hears of the failure.
+        _reread_schedule(timezone.now() + timedelta(seconds=REREAD_RECEIVED_AFTER_SECONDS))
+        raise
 
+
+def _event_store(
+    *,
+    kind: SourceKind,
+    ref: str,
+    content: str,
+    title: str,
+    question: str,
+    read_at: datetime,
+    visibility: Visibility | str,
+    extractor_name: str,
+) -> SourceVersion | IngestResult:
+    """Store the event as a "received" version of its source; an unchanged source is recorded as seen."""
+    digest = content_hash(f"{question}\n{content}" if question else content)
     source = Source.objects.select_for_update().filter(kind=kind, ref=ref).first()
     if source is None:
         source = Source.objects.create(kind=kind, ref=ref, title=title[:300], visibility=visibility)
@@ -525,18 +611,37 @@ def source_ingest(
         source.last_read_at = read_at
         source.save(update_fields=["last_read_at"])
         return IngestResult(version=version)
-
-    extractor = extractor or get_extractor()
-    version = SourceVersion.objects.create(
+    return SourceVersion.objects.create(
         source=source,
         content_hash=digest,
         content=content,
         question=question,
         read_at=read_at,
-        outcome=VersionOutcome.PROCESSED,
-        extractor=extractor.name,
+        outcome=VersionOutcome.RECEIVED,
+        extractor=extractor_name,
     )
+
+
+@transaction.atomic
+def source_version_read(
+    *, version: SourceVersion, extractor: Extractor | None = None, title: str = "", actor: str = ""
+) -> IngestResult:
+    """Read a stored ("received") version into the knowledge: split, extract, apply the rules."""
+    version = SourceVersion.objects.select_related("source").get(pk=version.pk)
+    source = Source.objects.select_for_update().get(pk=version.source_id)
     result = IngestResult(version=version)
+    if version.outcome != VersionOutcome.RECEIVED:
+        return result  # read already (a retry that raced the first reading)
+    if SourceVersion.objects.filter(
+        source=source, pk__gt=version.pk, outcome=VersionOutcome.PROCESSED
+    ).exists():
+        # A later reading of the source is in the knowledge already: this older text must not undo it.
+        version.outcome = VersionOutcome.SEEN
+        version.save(update_fields=["outcome"])
+        return result
+    extractor = extractor or get_extractor()
+    kind = SourceKind(source.kind)
+    content, question, read_at = version.content, version.question, version.read_at
     if kind in (SourceKind.OWNER_ANSWER, SourceKind.PROFILE) and question:
         parts = [Part(heading="", text=normalise(content), hash=content_hash(f"{question}\n{content}"))]
     else:
@@ -548,9 +653,16 @@ def source_ingest(
     new_parts = [p for h, p in incoming.items() if h not in present]
     removed = [p for h, p in present.items() if h not in incoming]
 
-    business_name = current_business_name()
     refused = screen_parts(parts, own_hosts=_own_hosts(source)) if kind in UNTRUSTED_KINDS else {}
-    existing_topics = list(Topic.objects.values_list("name", flat=True))
+    reading = _Reading(
+        business_name=current_business_name(),
+        kind=kind,
+        question=question,
+        learned_on=read_at.date(),
+        existing_topics=list(Topic.objects.values_list("name", flat=True)),
+        live=_LiveFacts() if getattr(extractor, "uses_live_facts", False) else None,
+        neighbours=_neighbours(parts, refused),
+    )
     run = _Run(
         source=source,
         version=version,
@@ -561,6 +673,7 @@ def source_ingest(
         result=result,
         actor=actor,
     )
+    model_down = False
     for part in new_parts:
         stored = SourcePart.objects.create(
             source=source, hash=part.hash, text=part.text, heading=part.heading[:500], added_in=version
@@ -571,32 +684,24 @@ def source_ingest(
         reason = refused.get(part.hash)
         if reason:
             result.skipped_parts.append({"text": part.text[:200], "reason": reason})
-            continue
-        context = ExtractionContext(
-            business_name=business_name,
-            source_kind=kind.value,
-            learned_on=read_at.date(),
-            question=question or None,
-            heading=part.heading,
-            existing_topics=existing_topics,
-            live_facts=[],
-            row=part.row,  # a priced cell of a list or table: extracted from its structure
-        )
-        try:
-            candidates = extractor.extract(part.text, context)
-        except ExtractionError as exc:
-            result.skipped_parts.append({"text": part.text[:200], "reason": str(exc)})
+            _part_mark(stored, PartReading.SKIPPED, error=reason)
             continue
         run.part = stored
-        for cand in candidates:
-            _apply_candidate(cand, run)
-            if cand.topic not in existing_topics:
-                existing_topics.append(cand.topic)
+        model_down = _part_read(
+            stored,
+            reading.context(part),
+            extractor,
+            run,
+            model_down=model_down,
+            topics=reading.existing_topics,
+        )
 
     if removed:
         SourcePart.objects.filter(pk__in=[p.pk for p in removed]).update(removed_in=version)
         _withdraw_parts(removed, run, _removal_reason(source))
 
+    version.outcome = VersionOutcome.PROCESSED
+    version.extractor = extractor.name
     version.parts_added = len(new_parts)
     version.parts_removed = len(removed)
     version.facts_added = len(result.added)
@@ -605,7 +710,7 @@ def source_ingest(
     version.disagreements = len(result.disagreements)
     version.skipped_parts = result.skipped_parts
     version.save()
-    source.last_hash = digest
+    source.last_hash = version.content_hash
     source.last_read_at = read_at
     source.is_active = True
     source.retired_at = None
@@ -613,8 +718,348 @@ def source_ingest(
     if title:
         source.title = title[:300]
     source.save()
+    if result.rereading:
+        _reread_schedule(min(p.retry_at for p in result.rereading if p.retry_at))
     announce_topics_changed(result.touched_topics)
     return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading one part; the built-in stand-ins while the language model fails (decision 0018)
+
+#: Backoff of the worker's retries of a part the model failed on: 1, 2, 4 ... minutes, at most 6 hours
+#: apart; after RETRY_MAX_ATTEMPTS failures the built-in reader's records stay for good (the owner sees
+#: that on the Sources page).
+RETRY_BASE_SECONDS = 60
+RETRY_CAP_SECONDS = 6 * 3600
+RETRY_MAX_ATTEMPTS = 12
+#: A version still "received" this long after it was stored was not read (the reading failed).
+REREAD_RECEIVED_AFTER_SECONDS = 300
+STAND_IN_EXTRACTOR = "builtin"
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """How long after its ``attempts``-th failure a part is asked again (exponential, capped)."""
+    return timedelta(seconds=min(RETRY_BASE_SECONDS * 2 ** max(attempts - 1, 0), RETRY_CAP_SECONDS))
+
+
+#: How many live facts of the part's candidate subjects the model sees.
+MAX_LIVE_FACTS_SHOWN = 30
+
+
+class _LiveFacts:
+    """The live facts of the subjects a part may be about, for a model's ``replaces`` (built once per
+    reading). Candidate subjects are the topics whose name, aspects or statements share a content word
+    with the part (apps.facts.lexical); which of them really is the part's subject is decided later by
+    the rules and the subject matcher, not by this list."""
+
+    def __init__(self, exclude: set[int] | None = None) -> None:
+        self.facts = list(
+            Fact.objects.filter(status=FactStatus.LIVE)
+            .exclude(pk__in=exclude or set())
+            .select_related("topic")
+            .only("id", "aspect", "statement", "value", "topic__name")
+            .order_by("topic__name", "id")
+        )
+        self.words: dict[int, set[str]] = {}
+        for fact in self.facts:
+            self.words.setdefault(fact.topic_id, set()).update(
+                content_words(f"{fact.topic.name} {fact.aspect} {fact.statement}")
+            )
+
+    def for_text(self, text: str) -> list[dict[str, str]]:
+        wanted = content_words(text)
+        scores = {topic: len(wanted & words) for topic, words in self.words.items()}
+        topics = [t for t in sorted(scores, key=lambda t: -scores[t]) if scores[t]]
+        chosen = [f for t in topics for f in self.facts if f.topic_id == t][:MAX_LIVE_FACTS_SHOWN]
+        return [
+            {
+                "id": str(f.pk),
+                "topic": f.topic.name,
+                "aspect": f.aspect,
+                "statement": f.statement,
+                "value": f.value,
+            }
+            for f in chosen
+        ]
+
+
+@dataclass
+class _Reading:
+    """What every part of one reading shares, and each part's extraction context."""
+
+    business_name: str
+    kind: SourceKind
+    question: str
+    learned_on: date
+    existing_topics: list[str]
+    live: _LiveFacts | None
+    neighbours: dict[str, tuple[str, str]]
+
+    def context(self, part: Part) -> ExtractionContext:
+        before, after = self.neighbours.get(part.hash, ("", ""))
+        live = self.live.for_text(" ".join([part.heading, part.text, self.question])) if self.live else []
+        return ExtractionContext(
+            business_name=self.business_name,
+            source_kind=self.kind.value,
+            learned_on=self.learned_on,
+            question=self.question or None,
+            heading=part.heading,
+            existing_topics=self.existing_topics,
+            live_facts=live,
+            row=part.row,  # a priced cell of a list or table: extracted from its structure
+            before=before,
+            after=after,
+        )
+
+
+def _neighbours(parts: list[Part], refused: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Each part's previous and next part in the source (refused text is never shown to a model)."""
+    kept = [p for p in parts if p.hash not in refused]
+    around: dict[str, tuple[str, str]] = {}
+    for i, part in enumerate(kept):
+        before = kept[i - 1].text if i > 0 else ""
+        after = kept[i + 1].text if i + 1 < len(kept) else ""
+        around.setdefault(part.hash, (before, after))
+    return around
+
+
+def _part_mark(
+    part: SourcePart,
+    reading: PartReading,
+    *,
+    read_by: str = "",
+    error: str = "",
+    attempts: int | None = None,
+    retry_at: datetime | None = None,
+) -> None:
+    part.reading = reading
+    part.read_by = read_by[:40]
+    part.read_error = error[:2000]
+    if attempts is not None:
+        part.read_attempts = attempts
+    part.retry_at = retry_at
+    part.save(update_fields=["reading", "read_by", "read_error", "read_attempts", "retry_at"])
+
+
+def model_failure(exc: Exception) -> tuple[str, bool] | None:
+    """(what went wrong, whether the model could not be reached at all) for a failure worth retrying;
+    None for anything else (bad input is not retried)."""
+    if isinstance(exc, LLMResponseError | ModelOutputError):
+        return str(exc), False
+    if isinstance(exc, LLMError):
+        return f"{exc.kind}: {exc}", True
+    return None
+
+
+def _part_read(
+    stored: SourcePart,
+    context: ExtractionContext,
+    extractor: Extractor,
+    run: _Run,
+    *,
+    model_down: bool,
+    topics: list[str],
+) -> bool:
+    """Extract one part and apply its records. When the extractor (a language model) fails, the
+    built-in extractor's records stand in and the part is marked for the worker to retry. Returns
+    whether the model could not be reached, so the rest of this reading does not wait on it again."""
+    if model_down:
+        failure: tuple[str, bool] | None = (
+            "not asked: the language model was unreachable a moment ago",
+            True,
+        )
+    else:
+        try:
+            candidates = extractor.extract(stored.text, context)
+        except Exception as exc:
+            failure = model_failure(exc)
+            if failure is None and not isinstance(exc, ExtractionError):
+                raise
+            if failure is None:  # bad input: no extractor can read it
+                run.result.skipped_parts.append({"text": stored.text[:200], "reason": str(exc)})
+                _part_mark(stored, PartReading.SKIPPED, read_by=extractor.name, error=str(exc))
+                return False
+        else:
+            failure = None
+    if failure is not None:
+        error, unreachable = failure
+        logger.warning("language model failed on a part of %s (%s): built-in stand-in", run.source.ref, error)
+        attempts = stored.read_attempts + 1
+        _apply_all(_stand_in_candidates(stored.text, context), run, topics=topics, stand_in=True)
+        _part_mark(
+            stored,
+            PartReading.RETRY,
+            read_by=STAND_IN_EXTRACTOR,
+            error=error,
+            attempts=attempts,
+            retry_at=timezone.now() + retry_delay(attempts),
+        )
+        run.result.rereading.append(stored)
+        return unreachable
+    _apply_all(candidates, run, topics=topics)
+    _part_mark(stored, PartReading.READ if candidates else PartReading.NO_RECORDS, read_by=extractor.name)
+    if not candidates:
+        run.result.unread.append(stored)
+    return False
+
+
+def _stand_in_candidates(text: str, context: ExtractionContext) -> list[Candidate]:
+    from apps.facts.extraction.builtin import BuiltinExtractor
+
+    try:
+        return BuiltinExtractor().extract(text, context)
+    except ExtractionError:
+        return []
+
+
+def _apply_all(candidates: list[Candidate], run: _Run, *, topics: list[str], stand_in: bool = False) -> None:
+    """Apply a part's records; ``topics`` (the names later parts may reuse) learns the new ones."""
+    run.stand_in = stand_in
+    try:
+        for cand in candidates:
+            _apply_candidate(cand, run)
+            if cand.topic not in topics:
+                topics.append(cand.topic)
+    finally:
+        run.stand_in = False
+
+
+def _reread_schedule(at: datetime) -> None:
+    """Ask the worker to re-read due parts at ``at`` (once the surrounding transaction commits)."""
+    schema = current_schema()
+    transaction.on_commit(lambda: reread_schedule_set(schema_name=schema, at=at))
+
+
+#: Why a stand-in is retired when the model's records for its part arrive.
+SUPERSEDED_BY_MODEL = (
+    "Read by the built-in reader while the language model was unavailable; the model has now read "
+    "the same text and its records replace this one."
+)
+
+
+def _reread_context(part: SourcePart, extractor: Extractor, exclude: set[int]) -> ExtractionContext:
+    """The part's context as its first reading had it: heading, table cell, neighbours, live facts."""
+    source, version = part.source, part.added_in
+    kind = SourceKind(source.kind)
+    latest = (
+        SourceVersion.objects.filter(source=source, outcome=VersionOutcome.PROCESSED)
+        .exclude(content="")
+        .order_by("-read_at", "-id")
+        .first()
+    ) or version
+    if kind in (SourceKind.OWNER_ANSWER, SourceKind.PROFILE) and latest.question:
+        parts = [Part(heading="", text=part.text, hash=part.hash)]
+    else:
+        parts = split_parts(latest.content)
+    skipped = set(
+        SourcePart.objects.filter(source=source, reading=PartReading.SKIPPED).values_list("hash", flat=True)
+    )
+    found = next((p for p in parts if p.hash == part.hash), None)
+    if found is None:
+        found = Part(heading=part.heading, text=part.text, hash=part.hash)
+        parts = [found]
+    reading = _Reading(
+        business_name=current_business_name(),
+        kind=kind,
+        question=version.question,
+        learned_on=version.read_at.date(),
+        existing_topics=list(Topic.objects.values_list("name", flat=True)),
+        live=_LiveFacts(exclude=exclude) if getattr(extractor, "uses_live_facts", False) else None,
+        neighbours=_neighbours(parts, dict.fromkeys(skipped, "skipped")),
+    )
+    return reading.context(found)
+
+
+@transaction.atomic
+def source_part_reread(*, part_id: int, extractor: Extractor, now: datetime | None = None) -> str:
+    """Ask the extractor again for a part it failed on (the worker's retry, decision 0018).
+
+    On success its records supersede the built-in stand-ins of the part (retired with a reason; nothing
+    is deleted); on failure the part waits twice as long (``retry_delay``), and after
+    RETRY_MAX_ATTEMPTS the stand-ins stay for good. Returns "read", "failed", "unreachable",
+    "gave_up", or "gone" (no longer waiting, or taken by another worker)."""
+    now = now or timezone.now()
+    part = (
+        SourcePart.objects.select_for_update(skip_locked=True, of=("self",))
+        .select_related("source", "added_in")
+        .filter(pk=part_id, reading=PartReading.RETRY, removed_in__isnull=True)
+        .first()
+    )
+    if part is None:
+        return "gone"
+    stand_ins = list(
+        Fact.objects.filter(
+            stand_in=True, status=FactStatus.LIVE, evidence__part=part, evidence__withdrawn_at__isnull=True
+        ).distinct()
+    )
+    context = _reread_context(part, extractor, {f.pk for f in stand_ins})
+    try:
+        candidates = extractor.extract(part.text, context)
+    except Exception as exc:
+        failure = model_failure(exc)
+        if failure is None and not isinstance(exc, ExtractionError):
+            raise
+        error = failure[0] if failure else str(exc)
+        attempts = part.read_attempts + 1
+        if failure is None or attempts >= RETRY_MAX_ATTEMPTS:
+            _part_mark(part, PartReading.GAVE_UP, read_by=STAND_IN_EXTRACTOR, error=error, attempts=attempts)
+            return "gave_up"
+        _part_mark(
+            part,
+            PartReading.RETRY,
+            read_by=STAND_IN_EXTRACTOR,
+            error=error,
+            attempts=attempts,
+            retry_at=now + retry_delay(attempts),
+        )
+        return "unreachable" if failure[1] else "failed"
+    if not candidates and stand_ins:
+        # A model that finds nothing where the built-in reader found something does not take the
+        # owner's words away: the stand-ins stay, and the part says why.
+        _part_mark(
+            part,
+            PartReading.READ,
+            read_by=STAND_IN_EXTRACTOR,
+            error="the language model found no record here; the built-in reader's records stand",
+        )
+        return "read"
+    version = part.added_in
+    result = IngestResult(version=version)
+    run = _Run(
+        source=part.source,
+        version=version,
+        part=part,
+        rank=PRECEDENCE[SourceKind(part.source.kind)],
+        at=version.read_at,
+        question=version.question,
+        result=result,
+        ignore=frozenset(f.pk for f in stand_ins),
+    )
+    Evidence.objects.filter(part=part, fact__in=stand_ins, withdrawn_at__isnull=True).update(
+        withdrawn_at=now, withdrawn_reason=SUPERSEDED_BY_MODEL[:300]
+    )
+    _apply_all(candidates, run, topics=list(context.existing_topics))
+    _stand_ins_supersede(stand_ins, result, now=now)
+    _part_mark(part, PartReading.READ if candidates else PartReading.NO_RECORDS, read_by=extractor.name)
+    announce_topics_changed(result.touched_topics)
+    return "read"
+
+
+def _stand_ins_supersede(stand_ins: list[Fact], result: IngestResult, *, now: datetime) -> None:
+    """Retire the stand-ins no other source still states, each by the model's record on its subject."""
+    made = result.added + result.confirmed
+    for fact in stand_ins:
+        if Evidence.objects.filter(fact=fact, withdrawn_at__isnull=True).exists():
+            continue  # another source states it too: it stays, on that evidence
+        by = next((f for f in made if f.topic_id == fact.topic_id and f.aspect == fact.aspect), None) or next(
+            (f for f in made if f.topic_id == fact.topic_id), None
+        )
+        _retire(fact, SUPERSEDED_BY_MODEL, run_at=now, by=by, version=result.version)
+        if by is not None:
+            by.replaces.add(fact)
+        result.retired.append(fact)
+        result.touched_topics.add(fact.topic_id)
 
 
 def _own_hosts(source: Source) -> set[str]:
@@ -698,6 +1143,7 @@ def owner_fact_add(
         question="",
         result=result,
         actor=actor,
+        trust_replaces=True,  # the owner chose what this replaces
     )
     replaced = replaces or []
     cand = Candidate(
@@ -1020,7 +1466,10 @@ __all__ = [
     "fact_subject_split",
     "owner_answer_record",
     "owner_fact_add",
+    "retry_delay",
     "source_ingest",
+    "source_part_reread",
     "source_retire",
+    "source_version_read",
     "topic_get_or_create",
 ]

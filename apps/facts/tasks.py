@@ -8,6 +8,7 @@ business's schema before calling these.
 from __future__ import annotations
 
 from apps.facts.ingestion import ingestion_job_run, website_resync_scheduled
+from apps.facts.rereading import parts_reread_due
 
 
 def ingestion_job_task(job_id: int) -> str:
@@ -18,3 +19,7 @@ def ingestion_job_task(job_id: int) -> str:
 def website_resync_task() -> str:
     job = website_resync_scheduled()
     return f"resync #{job.pk}: {job.status}" if job is not None else "no re-sync due"
+
+
+def parts_reread_task() -> str:
+    return str(parts_reread_due())

@@ -15,6 +15,7 @@ from apps.facts.models import (
     Fact,
     FactEvent,
     FactStatus,
+    SourcePart,
     SourceVersion,
     VersionOutcome,
 )
@@ -378,7 +379,10 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(business, ex, content, 
     assert SourceVersion.objects.count() == 0 and Fact.objects.count() == 0
 
 
-def test_a_failing_extractor_rolls_back_the_whole_event(business, ex):
+def test_a_failing_extractor_rolls_back_the_reading_but_keeps_the_event(business, ex):
+    """The event is stored before it is read (decision 0018): a crash while reading writes no fact or
+    part, and the event waits as "received" with its text for the worker to read again."""
+
     class Exploding:
         name = "exploding"
 
@@ -395,4 +399,6 @@ def test_a_failing_extractor_rolls_back_the_whole_event(business, ex):
             read_at=at(0),
             extractor=Exploding(),
         )
-    assert Fact.objects.count() == 0 and SourceVersion.objects.count() == 0
+    assert Fact.objects.count() == 0 and SourcePart.objects.count() == 0
+    kept = SourceVersion.objects.get()
+    assert kept.outcome == VersionOutcome.RECEIVED and kept.content == "Sourdough loaf is $8. boom."

@@ -45,10 +45,21 @@ class ExtractionContext(BaseModel):
     live_facts: list[dict[str, str]] = Field(default_factory=list)
     # The part is a priced cell of a list or table (parts.split_parts): its item, variant and value.
     row: RowCell | None = None
+    # The parts just before and after this one in the same source: read-only context (what "it" or
+    # "this" refers to, which product a price row is under), never extracted from.
+    before: str = ""
+    after: str = ""
 
 
 class ExtractionError(Exception):
     """The input cannot be extracted (not text, too large) or a model returned malformed output."""
+
+
+class ModelOutputError(ExtractionError):
+    """A language model answered, but not with valid records (not JSON, refused, cut off, off-schema).
+
+    Unlike bad input this is worth asking again: the caller lets the built-in extractor's records stand
+    in and retries the part later, instead of treating the part as read."""
 
 
 class Extractor(Protocol):

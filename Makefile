@@ -43,7 +43,7 @@ lint: install
 	@# The container file (not built here: base images cannot be pulled); hadolint's binary from PyPI.
 	$(VENV)/bin/hadolint Dockerfile
 	@# mypy's Django plugin imports the settings: give it a development environment (no secret needed).
-	DEBUG=1 $(VENV)/bin/mypy apps xorventa
+	DEBUG=1 $(VENV)/bin/mypy apps xorventa lab
 	@$(MAKE) --no-print-directory check-deploy
 
 # Django's deployment checks with production settings: DEBUG off, a random secret, real host names,

@@ -196,7 +196,7 @@ def dstc_knowledge(name: str = "dstc10") -> dict[str, Any]:
 def dstc_questions(limit: int | None = None) -> list[tuple[str, tuple[str, ...]]]:
     """Real visitor turns with the conversation before them: DSTC10 (spoken, garbled) and DSTC9 val
     turns that seek knowledge, interleaved so any prefix mixes both."""
-    from apps.retrieval.evaluation import dataset_load
+    from lab.evaluation import dataset_load
 
     sets = []
     for name in ("dstc10", "dstc9"):

@@ -1,10 +1,10 @@
 """quality: the retrieval evaluation and the scenario, so one report shows speed and quality together.
 
-- DSTC9 and DSTC10 (../shared/eval, read at run time) through ``apps.retrieval.evaluation`` exactly as
+- DSTC9 and DSTC10 (../shared/eval, read at run time) through ``lab.evaluation`` exactly as
   ``manage.py eval_retrieval`` runs it: one throwaway business per entity loaded through the real
   ingestion path, each knowledge-seeking turn asked with its conversation. The full path and vector-only
   (the ``message-only`` ablation) are compared on the same questions (McNemar).
-- The Sunny Bakery scenario (seed 000, Appendix A) through ``apps.portal.scenario_runner``.
+- The Sunny Bakery scenario (seed 000, Appendix A) through ``lab.scenario_runner``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ QUICK_LIMIT = 20
 
 
 def run(ctx: Context) -> Section:
-    from apps.facts.scenario import scenario_load
-    from apps.portal.scenario_runner import scenario_run
     from apps.retrieval.embedding import preload
-    from apps.retrieval.evaluation import ABLATIONS, compare, dataset_load, evaluate, summarise
     from apps.retrieval.search import RetrievalOptions
+    from lab.evaluation import ABLATIONS, compare, dataset_load, evaluate, summarise
+    from lab.scenario import scenario_load
+    from lab.scenario_runner import scenario_run
 
     section = Section("quality", "retrieval quality (DSTC9, DSTC10) and the Sunny Bakery scenario")
     set_threads(1)

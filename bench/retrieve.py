@@ -442,8 +442,8 @@ def measure_size(
     generation: int,
 ) -> dict[str, Any]:
     from apps.retrieval import embedding, search
-    from apps.retrieval.evaluation import ABLATIONS
     from apps.retrieval.search import RetrievalOptions, remember_turn, retrieve
+    from lab.evaluation import ABLATIONS
 
     on = date.today()
     configs = {

@@ -12,6 +12,8 @@ os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("SESSION_COOKIE_SECURE", "0")
 os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 os.environ.setdefault("XORVENTA_EXTRACTOR", "builtin")
+# The development-only app (lab/: demo, scenario replay, security suite, benchmarks) is tested too.
+os.environ.setdefault("XORVENTA_LAB", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("XORVENTA_TORCH_THREADS", "1")

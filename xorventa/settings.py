@@ -21,8 +21,11 @@ load_dotenv(BASE_DIR / ".env")
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_secret("SECRET_KEY", debug=DEBUG, debug_default="dev-only-insecure-secret-key-change-me")
 
-# Seed the demo logins (published passwords) with DEBUG off too: apps/portal/demo.py.
+# Seed the demo logins (published passwords) with DEBUG off too: lab/demo.py.
 XORVENTA_DEMO = env_bool("XORVENTA_DEMO", False)
+# The development-only app `lab` (benchmarks, evaluation, security suite, scenarios, demo, screenshots):
+# installed in development, with the demo, and in the tests; a deployment leaves it out (decision 0018).
+XORVENTA_LAB = env_bool("XORVENTA_LAB", DEBUG or XORVENTA_DEMO)
 
 # Where the embedded database, uploads and other local state live.
 DATA_DIR = env_path("XORVENTA_DATA_DIR", BASE_DIR / ".xorventa")
@@ -61,6 +64,7 @@ SHARED_APPS = [
     "django_q",
     "django_htmx",
     "apps.portal",
+    *(["lab"] if XORVENTA_LAB else []),  # above every product app; no product app imports it
 ]
 TENANT_APPS = [
     "django.contrib.contenttypes",

@@ -7,13 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from apps.chat.security_suite import (
-    corpus_root,
-    load_bipia,
-    load_planted_others,
-    load_spikee_indirect,
-    word_runs,
-)
 from apps.facts.extraction.base import Candidate
 from apps.facts.extraction.guard import (
     BESIDE_INSTRUCTIONS,
@@ -26,6 +19,13 @@ from apps.facts.extraction.guard import (
 from apps.facts.extraction.parts import split_parts
 from apps.facts.models import Fact, FactStatus, SourcePart, SourceVersion, VersionOutcome
 from apps.facts.services import owner_answer_record, source_ingest
+from lab.security_suite import (
+    corpus_root,
+    load_bipia,
+    load_planted_others,
+    load_spikee_indirect,
+    word_runs,
+)
 
 INSTRUCTIONS = [
     # the brief's families

@@ -501,7 +501,7 @@ def test_ingest_file_command(business, media, tmp_path, monkeypatch):
 
 
 def test_demo_crawl_seed_shows_a_finished_crawl_then_an_unchanged_resync(business):
-    from apps.portal.demo_site import demo_crawl_seed
+    from lab.demo_site import demo_crawl_seed
 
     lines: list[str] = []
     demo_crawl_seed(business, log=lines.append)

@@ -17,7 +17,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from apps.accounts.models import User
-from apps.portal.demo import DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, demo_enabled
+from lab.demo import DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, demo_enabled
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -27,9 +27,9 @@ def light_demo(monkeypatch):
     """The demo's accounts and business without its content (crawl, knowledge, conversations: ~30 s,
     tested in test_portal_forms)."""
     for module, name in (
-        ("apps.portal.demo_knowledge", "demo_knowledge_seed"),
-        ("apps.portal.demo_site", "demo_crawl_seed"),
-        ("apps.portal.demo_conversations", "demo_conversations_seed"),
+        ("lab.demo_knowledge", "demo_knowledge_seed"),
+        ("lab.demo_site", "demo_crawl_seed"),
+        ("lab.demo_conversations", "demo_conversations_seed"),
     ):
         monkeypatch.setattr(f"{module}.{name}", lambda business, log=print: 0)
 
@@ -54,6 +54,46 @@ def test_demo_reseller_is_not_staff_and_an_old_staff_one_is_demoted(light_demo, 
     assert not reseller.is_staff and not reseller.is_superuser
     assert not User.objects.filter(is_staff=True).exists()
     assert not User.objects.filter(is_superuser=True).exists()
+
+
+def test_up_seeds_the_demo_only_through_the_lab_signal(light_demo, settings, tenant_schema_template, db):
+    """`manage.py up` (a product command) imports nothing from lab: it sends local_run_prepared, and the
+    lab app's receiver seeds the demo and gives the banner its logins, only when the demo is enabled."""
+    from apps.portal.signals import local_run_prepared
+    from apps.tenants.models import Business
+
+    settings.DEBUG, settings.XORVENTA_DEMO = False, False
+    replies = local_run_prepared.send(sender=None, asked_demo=False, port=8000, log=print)
+    assert [lines for _receiver, lines in replies] == [[]] and not Business.objects.exists()
+    replies = local_run_prepared.send(sender=None, asked_demo=True, port=8000, log=print)
+    (banner,) = [lines for _receiver, lines in replies]
+    assert f"Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (not staff)" in banner
+    assert any(line.startswith("Staff admin login      operator@demo.example / ") for line in banner)
+    assert Business.objects.filter(slug="sunny").exists()
+
+
+def test_the_product_runs_without_the_lab():
+    """A deployment (DEBUG off, no XORVENTA_LAB) does not install lab, and the product's checks pass."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in {"XORVENTA_LAB", "XORVENTA_DEMO", "DEBUG"}}
+    code = "import django; django.setup(); from django.conf import settings; print(settings.INSTALLED_APPS)"
+    root = README.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env=dict(env, DJANGO_SETTINGS_MODULE="xorventa.settings"),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "'apps.portal'" in done.stdout and "'lab'" not in done.stdout
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=root, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_operator_gets_a_random_password_once_and_it_opens_the_admin(capsys, db):

@@ -308,8 +308,8 @@ def test_dashboard_shows_real_numbers(owner, seeded, in_sunny):
 def test_demo_conversations_fill_the_dashboard(bakery, owner, in_sunny):
     from apps.chat.models import Conversation
     from apps.gaps.models import GapTicket
-    from apps.portal.demo_conversations import VISITS, demo_conversations_seed
-    from apps.portal.demo_knowledge import demo_knowledge_seed
+    from lab.demo_conversations import VISITS, demo_conversations_seed
+    from lab.demo_knowledge import demo_knowledge_seed
 
     demo_knowledge_seed(bakery.sunny, log=lambda _: None)
     assert demo_conversations_seed(bakery.sunny, log=lambda _: None) == len(VISITS)

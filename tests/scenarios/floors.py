@@ -5,6 +5,7 @@ floors.json. Run it only after a change that gains questions, and commit the new
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ def measure(paths: list[Path]) -> list[dict[str, object]]:
     done = subprocess.run(
         [sys.executable, "manage.py", "scenario", "--json", *map(str, paths)],
         cwd=ROOT,
+        env=dict(os.environ, XORVENTA_LAB="1"),  # the scenario command lives in the lab app
         capture_output=True,
         text=True,
         check=False,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from apps.facts.scenario import scenario_load
-from apps.portal.scenario_runner import scenario_run
+from lab.scenario import scenario_load
+from lab.scenario_runner import scenario_run
 
 HERE = Path(__file__).parent
 FLOORS = HERE / "floors.json"

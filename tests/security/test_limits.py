@@ -3,7 +3,7 @@ size and rate limits that cost no model call, `check --deploy` with production s
 
 Findings that these tests document as expected failures (strict xfail: they turn red when fixed, so the
 marker is removed then):
-- apps/facts/scenario.py: three inputs escape as tracebacks instead of ScenarioFileError;
+- lab/scenario.py: three inputs escape as tracebacks instead of ScenarioFileError;
 - apps/chat/origins.py: hosts no browser can send (a backslash, an empty label, port 0) are accepted;
 - apps/chat: the per-business daily model budget (WidgetSettings.daily_model_budget,
   limits.model_budget_take) is never enforced.
@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 from apps.chat import limits
 from apps.chat.api import WidgetMessagesApi
 from apps.chat.origins import origin_allowed
-from apps.facts.scenario import Scenario, ScenarioFileError, scenario_load
+from lab.scenario import Scenario, ScenarioFileError, scenario_load
 from tests.helpers import fresh_rate_window
 
 # ----------------------------------------------------------------------------------------------

@@ -8,20 +8,13 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.portal.demo import (
-    DEMO_OPERATOR_EMAIL,
-    DEMO_OWNER_EMAIL,
-    DEMO_OWNER_PASSWORD,
-    DEMO_RESELLER_EMAIL,
-    DEMO_SLUG,
-    demo_enabled,
-)
+from apps.portal.signals import local_run_prepared
 
 
 class Command(BaseCommand):
@@ -57,11 +50,16 @@ class Command(BaseCommand):
         from apps.gaps.schedules import digest_schedule_ensure
 
         digest_schedule_ensure()
-        demo = not opts["no_demo"] and demo_enabled(asked=opts["demo"])
-        operator_line = ""
-        if demo:
-            call_command("seed_demo", force=True)
-            operator_line = self._operator()
+        # The demo lives in the development-only lab app, which answers this signal when installed.
+        banner: list[str] = []
+        if not opts["no_demo"]:
+            replies = local_run_prepared.send(
+                sender=type(self), asked_demo=opts["demo"], port=opts["port"], log=self.stdout.write
+            )
+            for _receiver, lines in replies:
+                banner += cast("list[str]", lines)  # each receiver returns its banner lines
+            if opts["demo"] and not replies:
+                raise CommandError("--demo needs the development tools: set XORVENTA_LAB=1 (lab/).")
         from django.db import connections
 
         connections.close_all()  # the children open their own
@@ -80,13 +78,10 @@ class Command(BaseCommand):
             self.style.SUCCESS(f"\nXorventa is running (ready in {time.perf_counter() - started:.1f} s):")
             + f"\n  Public site and API    {base}/   (API docs {base}/api/docs/)"
             + f"\n  Staff admin            {base}/admin/ (operators only)"
+            + "".join(f"\n  {line}" for line in banner)
             + (
-                f"\n  Demo business, by path {base}/t/{DEMO_SLUG}/"
-                f"\n  Demo business, by host http://{DEMO_SLUG}.{settings.BASE_DOMAIN}:{opts['port']}/"
-                f"\n  Owner login            {DEMO_OWNER_EMAIL} / {DEMO_OWNER_PASSWORD}"
-                f"\n  Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (not staff)"
-                f"{operator_line}"
-                if demo
+                ""
+                if banner
                 else "\n  No demo (DEBUG is off): `manage.py create_operator EMAIL` makes a staff admin."
             )
             + "\nPress Ctrl-C to stop.\n"
@@ -115,19 +110,6 @@ class Command(BaseCommand):
             self.stdout.write(
                 "Stopped the server and the worker. The database keeps running; `make dbstop` stops it."
             )
-
-    @staticmethod
-    def _operator() -> str:
-        """The demo's staff admin: created once with a random password, shown only that time."""
-        from apps.accounts.services import operator_create
-
-        user, password = operator_create(email=DEMO_OPERATOR_EMAIL)
-        if password:
-            return f"\n  Staff admin login      {user.email} / {password} (shown only now)"
-        return (
-            f"\n  Staff admin login      {user.email} (password shown when it was made; "
-            f"`manage.py create_operator {user.email} --reset-password` sets a new one)"
-        )
 
     @staticmethod
     def _web_servers(

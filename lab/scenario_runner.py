@@ -9,7 +9,10 @@ from django_tenants.utils import tenant_context
 
 from apps.chat.models import Channel, Decision, Message
 from apps.chat.services import Turn, answer_once, conversation_open
-from apps.facts.scenario import (
+from apps.tenants.db import use_public_schema
+from apps.tenants.models import Reseller
+from apps.tenants.services import business_create, business_delete
+from lab.scenario import (
     Column,
     ColumnText,
     Scenario,
@@ -20,9 +23,6 @@ from apps.facts.scenario import (
     scenario_ask,
     scenario_play_events,
 )
-from apps.tenants.db import use_public_schema
-from apps.tenants.models import Reseller
-from apps.tenants.services import business_create, business_delete
 
 SYSTEM_RESELLER = "xorventa-system"
 

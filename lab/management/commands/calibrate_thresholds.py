@@ -11,9 +11,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from apps.retrieval.embedding import model_id
-from apps.retrieval.evaluation import config_from, dataset_load, evaluate
 from apps.retrieval.stats import auc, calibrate_threshold, flag_rates
 from apps.retrieval.thresholds import TARGET_FLAG_RATES, profile_write
+from lab.evaluation import config_from, dataset_load, evaluate
 
 
 class Command(BaseCommand):

@@ -26,8 +26,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from apps.portal.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG
 from apps.tenants.models import Business
+from lab.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG
 
 CHROMIUM = os.environ.get("XORVENTA_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from apps.accounts.models import Role, User
-from apps.accounts.services import membership_grant
+from apps.accounts.services import membership_grant, operator_create
 from apps.tenants.models import Business, Reseller
 from apps.tenants.services import business_create, reseller_create
 
@@ -53,13 +53,42 @@ def demo_seed(log: Callable[[str], object] = print) -> Business:
     with transaction.atomic():
         membership_grant(user=_user(DEMO_OWNER_EMAIL), role=Role.OWNER, business=business)
         membership_grant(user=_user(DEMO_RESELLER_EMAIL), role=Role.RESELLER_ADMIN, reseller=reseller)
-    from apps.portal.demo_knowledge import demo_knowledge_seed
+    from lab.demo_knowledge import demo_knowledge_seed
 
     demo_knowledge_seed(business, log=log)
-    from apps.portal.demo_site import demo_crawl_seed
+    from lab.demo_site import demo_crawl_seed
 
     demo_crawl_seed(business, log=log)
-    from apps.portal.demo_conversations import demo_conversations_seed
+    from lab.demo_conversations import demo_conversations_seed
 
     demo_conversations_seed(business, log=log)
     return business
+
+
+def demo_for_local_run(
+    sender: object, *, asked_demo: bool, port: int, log: Callable[[str], object], **kwargs: object
+) -> list[str]:
+    """`manage.py up`'s demo (the ``apps.portal.signals.local_run_prepared`` receiver): seeded when
+    ``demo_enabled``; returns the start-up banner's lines for it (addresses and logins)."""
+    if not demo_enabled(asked=asked_demo):
+        return []
+    demo_seed(log=log)
+    base = f"http://{settings.BASE_DOMAIN}:{port}"
+    return [
+        f"Demo business, by path {base}/t/{DEMO_SLUG}/",
+        f"Demo business, by host http://{DEMO_SLUG}.{settings.BASE_DOMAIN}:{port}/",
+        f"Owner login            {DEMO_OWNER_EMAIL} / {DEMO_OWNER_PASSWORD}",
+        f"Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (not staff)",
+        _operator_line(),
+    ]
+
+
+def _operator_line() -> str:
+    """The demo's staff admin: created once with a random password, shown only that time."""
+    user, password = operator_create(email=DEMO_OPERATOR_EMAIL)
+    if password:
+        return f"Staff admin login      {user.email} / {password} (shown only now)"
+    return (
+        f"Staff admin login      {user.email} (password shown when it was made; "
+        f"`manage.py create_operator {user.email} --reset-password` sets a new one)"
+    )

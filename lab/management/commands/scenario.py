@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.facts.scenario import ScenarioFileError, ScenarioReport, scenario_load
-from apps.portal.scenario_runner import scenario_run
+from lab.scenario import ScenarioFileError, ScenarioReport, scenario_load
+from lab.scenario_runner import scenario_run
 
 COLUMNS = ("knowledge", "context", "answer")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.retrieval.evaluation import (
+from lab.evaluation import (
     ABLATIONS,
     compare,
     config_from,

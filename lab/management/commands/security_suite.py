@@ -4,7 +4,7 @@ the prompt-injection suite.
 Creates a throwaway business, loads a small bakery's knowledge, sends every direct attack of
 ../shared/eval/injection as a visitor message, plants the indirect ones in a local website (crawled by
 the real crawl job) and in an uploaded document, asks about the pages, and judges every answer
-(apps/chat/security_suite.py, the same code as tests/security/test_injection.py). The business is
+(lab/security_suite.py, the same code as tests/security/test_injection.py). The business is
 dropped at the end (``--keep`` keeps it for inspection).
 
 By default the built-in answerer and extractor answer; ``--llm`` uses the configured language model
@@ -23,8 +23,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_tenants.utils import tenant_context
 
-from apps.chat.security_suite import SPIKEE_SETS, corpus_root, run_suite
 from apps.tenants.db import use_public_schema
+from lab.security_suite import SPIKEE_SETS, corpus_root, run_suite
 
 RESELLER_SLUG = "xorventa-security"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.portal.demo import (
+from lab.demo import (
     DEMO_OWNER_EMAIL,
     DEMO_OWNER_PASSWORD,
     DEMO_RESELLER_EMAIL,

@@ -142,8 +142,8 @@ class Command(BaseCommand):
             raise CommandError(f"The server at {host} did not answer a first question: {exc}") from None
 
     def _key(self, slug: str | None) -> str:
-        from apps.portal.demo import DEMO_SLUG
         from apps.tenants.models import Business
+        from lab.demo import DEMO_SLUG
 
         slug = slug or DEMO_SLUG
         business = Business.objects.filter(slug=slug, is_active=True).first()

@@ -73,6 +73,9 @@ TENANT_APPS = [
     "apps.retrieval",
     "apps.gaps",
     "apps.chat",
+    "apps.feedback",  # answer feedback (thumbs up/down), above chat and gaps
+    "apps.visitors",  # visitor data rights: export, erase, retention, consent
+    "apps.webhooks",  # signed webhooks: listens to every layer below, imported by none
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
@@ -422,6 +425,12 @@ if not all(port.isdigit() and 0 < int(port) < 65536 for port in _outbound_ports)
         f"XORVENTA_OUTBOUND_ALLOWED_PORTS={','.join(_outbound_ports)!r} must be port numbers separated by commas."
     )
 XORVENTA_OUTBOUND_ALLOWED_PORTS = frozenset(int(port) for port in _outbound_ports)
+
+# Webhooks (apps/webhooks): a failed delivery is retried after RETRY_SECONDS, then twice that, four
+# times... (capped at six hours) until MAX_ATTEMPTS tries; each request waits at most TIMEOUT seconds.
+XORVENTA_WEBHOOK_RETRY_SECONDS = env_int("XORVENTA_WEBHOOK_RETRY_SECONDS", 30, minimum=1)
+XORVENTA_WEBHOOK_MAX_ATTEMPTS = env_int("XORVENTA_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
+XORVENTA_WEBHOOK_TIMEOUT = env_int("XORVENTA_WEBHOOK_TIMEOUT", 10, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -14,6 +14,8 @@ urlpatterns = [
     path("console/", include("apps.portal.console_urls")),
     path("api/v1/", include("apps.tenants.api_urls")),
     path("api/v1/", include("apps.chat.api_urls")),
+    path("api/v1/", include("apps.feedback.api_urls")),
+    path("api/v1/", include("apps.visitors.widget_urls")),
     path("api/v1/reseller/", include("apps.api.urls_reseller")),
     *docs_urlpatterns(urlconf="xorventa.urls_public"),
 ]

@@ -50,6 +50,10 @@ def same_question(a: str, b: str, similarity: float) -> bool:
 # kwargs: schema_name, ticket_id, answer, fact_ids
 gap_answered = Signal()
 
+# A visitor left contact details to be told an answer (sent inside the transaction that attached them).
+# kwargs: schema_name, conversation_id, contact, questions (how many open asks it was attached to)
+contact_left = Signal()
+
 
 @dataclass(frozen=True)
 class GapRecorded:
@@ -129,9 +133,17 @@ def gap_contact_leave(*, conversation_id: int, contact: str) -> int:
         raise KnowledgeInputError(f"A contact can be at most {longest} characters.")
     if "@" not in contact and sum(ch.isdigit() for ch in contact) < 6:
         raise KnowledgeInputError("Leave an email address or a phone number.")
-    return GapAsk.objects.filter(
+    count = GapAsk.objects.filter(
         conversation_id=conversation_id, ticket__status=GapStatus.OPEN, notified_at__isnull=True
     ).update(contact=contact)
+    contact_left.send(
+        sender="gaps",
+        schema_name=current_schema(),
+        conversation_id=conversation_id,
+        contact=contact,
+        questions=count,
+    )
+    return count
 
 
 @transaction.atomic

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.portal import views, views_subjects
+from apps.portal import views, views_subjects, views_visitors, views_webhooks
 
 app_name = "portal"
 urlpatterns = [
@@ -34,4 +34,12 @@ urlpatterns = [
     path("conversations/answers/<int:pk>/fix/", views.answer_fix, name="conversations_fix"),
     path("widget/", views.widget, name="widget"),
     path("team/", views.team, name="team"),
+    path("webhooks/", views_webhooks.webhooks, name="webhooks"),
+    path("webhooks/<int:pk>/", views_webhooks.webhooks_endpoint, name="webhooks_endpoint"),
+    path("webhooks/<int:pk>/secret/", views_webhooks.webhooks_roll, name="webhooks_roll"),
+    path("webhooks/<int:pk>/delete/", views_webhooks.webhooks_delete, name="webhooks_delete"),
+    path("webhooks/deliveries/<int:pk>/resend/", views_webhooks.webhooks_resend, name="webhooks_resend"),
+    path("privacy/", views_visitors.privacy, name="privacy"),
+    path("privacy/<str:visitor_id>/export/", views_visitors.privacy_export, name="privacy_export"),
+    path("privacy/<str:visitor_id>/erase/", views_visitors.privacy_erase, name="privacy_erase"),
 ]

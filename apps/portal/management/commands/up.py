@@ -50,6 +50,9 @@ class Command(BaseCommand):
         from apps.gaps.schedules import digest_schedule_ensure
 
         digest_schedule_ensure()
+        from apps.visitors.tasks import retention_schedule_ensure
+
+        retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
         # The demo lives in the development-only lab app, which answers this signal when installed.
         banner: list[str] = []
         if not opts["no_demo"]:

@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-slow test-fast lint check-deploy format bench screenshots dbstop clean
+.PHONY: install run test test-slow test-llm test-fast lint check-deploy format bench screenshots dbstop clean
 
 install: $(VENV)/.installed
 
@@ -36,6 +36,13 @@ test-fast: install
 test-slow: install
 	@$(PY) -m pytest -q -m slow $(PYTEST_ARGS); rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "no slow tests collected: failing"; exit 1; fi; exit $$rc
+
+# The real-model check (issue 19), not part of `make test`: builds llama.cpp's OpenAI-compatible server
+# and assembles a small local model (sha256-verified) once, in ~/.cache/xorventa/llm, then replays the
+# scenario files with the model as extractor, answerer and both. About an hour on two cores.
+# Narrow it with LLM_ARGS, e.g. LLM_ARGS="--modes llm/llm tests/scenarios/spoke_and_chain.json".
+test-llm: install .env
+	XORVENTA_LAB=1 $(PY) manage.py llm_check $(LLM_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -77,6 +77,20 @@ class ScenarioFileError(ValueError):
     pass
 
 
+# The ratchet beside the scenario files (tests/scenarios/floors.json) is not a scenario.
+NOT_SCENARIOS = {"floors.json"}
+
+
+def scenario_paths(names: list[str]) -> list[Path]:
+    """The scenario files named, a folder standing for the *.json scenario files in it."""
+    paths: list[Path] = []
+    for name in names:
+        path = Path(name)
+        found = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        paths.extend(p for p in found if p.name not in NOT_SCENARIOS)
+    return paths
+
+
 def scenario_load(path: str | Path) -> Scenario:
     try:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -161,6 +175,9 @@ class ScenarioReport:
     disagreements: int
     expect_disagreements: int
     column_names: Sequence[str]
+    # Wall-clock seconds spent reading the events and answering the questions (the model check's cost).
+    seconds_events: float = 0.0
+    seconds_questions: float = 0.0
 
     def passed(self, column: str) -> int:
         return sum(1 for q in self.questions if q.columns[column].passed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 from datetime import date
 
 from django_tenants.utils import tenant_context
@@ -74,8 +75,12 @@ def scenario_run(scenario: Scenario, *, keep: bool = False) -> ScenarioReport:
     business = business_create(reseller=reseller, name=name, slug=f"scenario-{secrets.token_hex(4)}")
     try:
         with tenant_context(business):
+            started = time.monotonic()
             scenario_play_events(scenario)
-            return scenario_ask(scenario, scenario_columns())
+            read = time.monotonic()
+            report = scenario_ask(scenario, scenario_columns())
+            report.seconds_events, report.seconds_questions = read - started, time.monotonic() - read
+            return report
     finally:
         use_public_schema()
         if not keep:

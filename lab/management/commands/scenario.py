@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from lab.scenario import ScenarioFileError, ScenarioReport, scenario_load
+from lab.scenario import ScenarioFileError, ScenarioReport, scenario_load, scenario_paths
 from lab.scenario_runner import scenario_run
 
 COLUMNS = ("knowledge", "context", "answer")
@@ -91,10 +91,7 @@ def _disagreements(report: ScenarioReport) -> str:
 
 
 def _expand(names: list[str]) -> list[Path]:
-    paths: list[Path] = []
-    for name in names:
-        path = Path(name)
-        paths.extend(sorted(path.glob("*.json")) if path.is_dir() else [path])
+    paths = scenario_paths(names)
     if not paths:
         raise CommandError(f"No scenario files in {', '.join(names)}.")
     return paths

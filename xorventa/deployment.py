@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -106,3 +107,58 @@ def check_pooler(app_configs: Any = None, databases: Any = None, **kwargs: Any) 
     return [
         Error(refusal, id="xorventa.E001") for alias in databases or () if (refusal := pooler_refusal(alias))
     ]
+
+
+def layout_problems(role: str, *, same_machine: bool = False) -> tuple[list[str], list[str]]:
+    """What stops ``role`` ("web" or "worker") from running beside other processes, and what to warn.
+
+    Refused: no REDIS_URL (each process would keep its own cache, so every rate limit and the model
+    budget would count per process, and its own channel layer, so an owner's answer posted by one
+    process would never reach a visitor connected to another; a worker would also listen on the
+    database queue while the web processes, if they have Redis, enqueue on Redis); the embedded
+    database (it lives on this machine's disk and listens on a local socket only) unless
+    ``same_machine`` says every process runs here. Warned: uploads on the local disk, which is right
+    only when every web process and worker sees the same directory (one host, or a shared volume).
+    """
+    from django.conf import settings
+
+    refusals: list[str] = []
+    warnings: list[str] = []
+    if not settings.REDIS_URL:
+        refusals.append(
+            "REDIS_URL is not set: web processes and workers share their cache (rate limits), channel "
+            "layer (live answers) and task queue through Redis. pip install '.[redis]' and set "
+            "REDIS_URL=redis://host:6379/0 on every process."
+        )
+    if not settings.DATABASE_URL and not same_machine:
+        refusals.append(
+            "DATABASE_URL is not set, so this process would use the embedded PostgreSQL, which only "
+            "processes on this machine can reach. Set DATABASE_URL=postgresql://user:password@host/db "
+            "(PostgreSQL 16 with pgvector) on every process, or pass --same-machine if all of them run "
+            "here and share it."
+        )
+    if settings.XORVENTA_STORAGE != "s3":
+        warnings.append(
+            f"Uploads are stored on the local disk ({settings.MEDIA_ROOT}): a worker reads them only if "
+            "it sees the same directory. On several machines set XORVENTA_STORAGE=s3 (pip install "
+            "'.[s3]', AWS_STORAGE_BUCKET_NAME and the AWS_* variables)."
+        )
+    return refusals, warnings
+
+
+@contextmanager
+def migration_lock(alias: str = "default") -> Iterator[None]:
+    """Hold a PostgreSQL advisory lock for the block: several web processes starting at once (one per
+    machine) migrate one after the other, and the later ones find nothing left to do."""
+    from django.db import connections
+
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK_KEY])
+    try:
+        yield
+    finally:
+        with connections[alias].cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [MIGRATION_LOCK_KEY])
+
+
+MIGRATION_LOCK_KEY = 0x58_6F_72_76  # "Xorv": any fixed 64-bit number no other code on the database uses

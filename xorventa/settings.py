@@ -258,14 +258,22 @@ CHANNEL_LAYERS = (
     else {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 )
 
-# django-q2 on the ORM broker (PostgreSQL): no extra service to run; on Redis when REDIS_URL is set
-# (django-q2's Redis broker takes the URL as its "redis" setting).
+# django-q2 on the ORM broker (PostgreSQL): no extra service to run; on Redis when REDIS_URL is set,
+# through a broker that keeps a task leased until it is acknowledged (django-q2's own Redis broker
+# loses the task of a worker that dies: xorventa/task_broker.py). A task not acknowledged `retry`
+# seconds after it was handed out goes to another worker; `timeout` (which stops a task running too
+# long) stays below it, so a slow task is never run twice at once.
+_TASK_TIMEOUT = env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10)
 Q_CLUSTER = {
     "name": "xorventa",
-    **({"redis": REDIS_URL} if REDIS_URL else {"orm": "default"}),
+    **(
+        {"redis": REDIS_URL, "broker_class": "xorventa.task_broker.ReliableRedis"}
+        if REDIS_URL
+        else {"orm": "default"}
+    ),
     "workers": env_int("XORVENTA_WORKERS", 2, minimum=1),
-    "timeout": env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10),
-    "retry": env_int("XORVENTA_TASK_TIMEOUT", 1800, minimum=10) + 60,
+    "timeout": _TASK_TIMEOUT,
+    "retry": env_int("XORVENTA_TASK_RETRY", _TASK_TIMEOUT + 60, minimum=_TASK_TIMEOUT + 1),
     "max_attempts": 3,
     "catch_up": False,
     "poll": 0.5,

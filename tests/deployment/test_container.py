@@ -16,6 +16,7 @@ from django.conf import settings
 from django.test import Client
 
 ROOT = Path(settings.BASE_DIR)
+UP_READS = {"XORVENTA_WEB_PROCESSES", "XORVENTA_HOST", "XORVENTA_PORT"}  # read by `manage.py up` itself
 
 
 def _read_variables() -> set[str]:
@@ -36,12 +37,14 @@ def test_compose_sets_only_what_the_settings_read_and_has_the_layout():
     read = _read_variables()
     for name in ("web", "worker"):
         env = services[name]["environment"]
-        unknown = sorted(set(env) - read - {"XORVENTA_WEB_PROCESSES"})  # read by `up` itself
+        unknown = sorted(set(env) - read - UP_READS)
         assert not unknown, f"{name} sets variables nothing reads: {unknown}"
         assert env["REDIS_URL"].startswith("redis://redis:")
         assert env["DATABASE_URL"].startswith("postgresql://") and "@db:5432/" in env["DATABASE_URL"]
-    assert "qcluster" in " ".join(services["worker"]["command"])
-    assert "check --database default" in " ".join(services["worker"]["command"])  # refuses a pooler
+    # The commands the multi-process test runs (test_multiprocess.py reads them from here); `up`
+    # refuses a transaction pooler and missing shared services before it starts anything.
+    assert services["web"]["command"] == ["python", "manage.py", "up", "--web-only"]
+    assert services["worker"]["command"] == ["python", "manage.py", "up", "--worker-only"]
 
 
 def test_the_dockerfile_lints():

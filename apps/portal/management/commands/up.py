@@ -1,13 +1,21 @@
-"""`make run`: migrate, seed the demo, then run the ASGI server and the task worker until Ctrl-C."""
+"""`make run`: migrate, seed the demo, then run the ASGI server and the task worker until Ctrl-C.
+
+For several machines (README, "Beyond one machine"; docs/scaling.md) the same command starts one kind of
+process: `up --web-only` (migrations, then N ASGI server processes) or `up --worker-only` (a django-q2
+cluster of N workers). Each refuses to start when the services shared between processes are missing
+(xorventa.deployment.layout_problems).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any, cast
 
 from django.conf import settings
@@ -37,22 +45,34 @@ class Command(BaseCommand):
             help="ASGI server processes sharing the port (one per core serves more visitors; each loads "
             "the embedding model, ~0.7 GB)",
         )
+        only = parser.add_mutually_exclusive_group()
+        only.add_argument(
+            "--web-only",
+            action="store_true",
+            help="Migrate, then run only the web server processes (--processes of them, default "
+            "XORVENTA_WEB_PROCESSES); needs REDIS_URL and DATABASE_URL",
+        )
+        only.add_argument(
+            "--worker-only",
+            action="store_true",
+            help="Run only a task worker cluster (--processes workers, default XORVENTA_WORKERS); needs "
+            "REDIS_URL and DATABASE_URL, and a web process to have migrated",
+        )
+        parser.add_argument("--processes", type=int, help="With --web-only or --worker-only: how many")
+        parser.add_argument(
+            "--same-machine",
+            action="store_true",
+            help="With --web-only or --worker-only: every process runs on this machine, so the embedded "
+            "database may be shared",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["web_only"] or opts["worker_only"]:
+            self._one_kind(**opts)
+            return
         started = time.perf_counter()
-        from xorventa.deployment import pooler_refusal
-
-        refusal = pooler_refusal()
-        if refusal:  # before anything runs: a transaction pooler mixes businesses (decision 0016)
-            raise CommandError(refusal)
-        call_command("migrate_schemas", interactive=False, verbosity=0)
-        call_command("collectstatic", interactive=False, verbosity=0)
-        from apps.gaps.schedules import digest_schedule_ensure
-
-        digest_schedule_ensure()
-        from apps.visitors.tasks import retention_schedule_ensure
-
-        retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
+        self._refuse_pooler()
+        self._prepare()
         # The demo lives in the development-only lab app, which answers this signal when installed.
         banner: list[str] = []
         if not opts["no_demo"]:
@@ -70,12 +90,7 @@ class Command(BaseCommand):
         children = self._web_servers(opts["host"], opts["port"], max(1, opts["web_processes"]), env)
         if not opts["no_worker"]:
             children.append(subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env))
-            from django_q.tasks import async_task
-
-            # The worker loads the embedding model anyway: it checks every business's index against
-            # the model (golden vector) and re-embeds stale ones without delaying the start
-            # (apps/retrieval/tasks.py).
-            async_task("apps.retrieval.tasks.index_reconcile_all", task_name="index-check-at-start")
+            self._index_check()
         base = f"http://{settings.BASE_DOMAIN}:{opts['port']}"
         self.stdout.write(
             self.style.SUCCESS(f"\nXorventa is running (ready in {time.perf_counter() - started:.1f} s):")
@@ -89,6 +104,68 @@ class Command(BaseCommand):
             )
             + "\nPress Ctrl-C to stop.\n"
         )
+        self._supervise(children)
+        self.stdout.write(
+            "Stopped the server and the worker. The database keeps running; `make dbstop` stops it."
+        )
+
+    # -- steps shared by the layouts ------------------------------------------------------------
+
+    @staticmethod
+    def _refuse_pooler() -> None:
+        from xorventa.deployment import pooler_refusal
+
+        refusal = pooler_refusal()
+        if refusal:  # before anything runs: a transaction pooler mixes businesses (decision 0016)
+            raise CommandError(refusal)
+
+    @staticmethod
+    def _prepare() -> None:
+        """Migrations, static files and the nightly schedules: idempotent, and serialised between web
+        processes that start at the same moment on several machines."""
+        from apps.gaps.schedules import digest_schedule_ensure
+        from apps.visitors.tasks import retention_schedule_ensure
+        from xorventa.deployment import migration_lock
+
+        with migration_lock():
+            call_command("migrate_schemas", interactive=False, verbosity=0)
+            digest_schedule_ensure()
+            retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
+            from apps.visitors.tasks import retention_schedule_ensure
+
+            retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
+        Command._collect_static()
+
+    @staticmethod
+    def _collect_static() -> None:
+        """collectstatic, unless STATIC_ROOT already holds these very files: it compresses every file
+        again on each run (whitenoise), which took 95 s of a web process's start on a busy 2-core machine.
+        Hand-written: collectstatic has no up-to-date check of its own."""
+        from django.contrib.staticfiles.finders import get_finders
+
+        listing = hashlib.sha256()
+        for finder in get_finders():
+            for path, storage in sorted(finder.list([]), key=lambda item: item[0]):
+                stat = os.stat(storage.path(path))
+                listing.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        marker = Path(settings.STATIC_ROOT) / ".collected"
+        if marker.exists() and marker.read_text() == listing.hexdigest():
+            return
+        call_command("collectstatic", interactive=False, verbosity=0)
+        marker.write_text(listing.hexdigest())
+
+    @staticmethod
+    def _index_check() -> None:
+        from django_q.tasks import async_task
+
+        # The worker loads the embedding model anyway: it checks every business's index against the
+        # model (golden vector) and re-embeds stale ones without delaying the start
+        # (apps/retrieval/tasks.py).
+        async_task("apps.retrieval.tasks.index_reconcile_all", task_name="index-check-at-start")
+
+    @staticmethod
+    def _supervise(children: list[subprocess.Popen[bytes]]) -> None:
+        """Until Ctrl-C, SIGTERM or a child's exit; then stop every child (SIGINT, 15 s, then kill)."""
         stopping = False
 
         def stop(signum: int, frame: object) -> None:
@@ -110,8 +187,50 @@ class Command(BaseCommand):
                     child.wait(timeout=max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     child.kill()
-            self.stdout.write(
-                "Stopped the server and the worker. The database keeps running; `make dbstop` stops it."
+
+    # -- one kind of process (several machines) ---------------------------------------------------
+
+    def _one_kind(self, **opts: Any) -> None:
+        from xorventa.deployment import layout_problems
+
+        role = "web" if opts["web_only"] else "worker"
+        refusals, warnings = layout_problems(role, same_machine=opts["same_machine"])
+        if refusals:
+            raise CommandError(f"up --{role}-only refuses to start:\n- " + "\n- ".join(refusals))
+        for warning in warnings:
+            self.stderr.write(self.style.WARNING(f"Warning: {warning}"))
+        self._refuse_pooler()
+        env = dict(os.environ, PYTHONUNBUFFERED="1", XORVENTA_ASGI_SERVER="1")
+        if role == "web":
+            processes = max(1, opts["processes"] or opts["web_processes"])
+            self._prepare()
+            from django.db import connections
+
+            connections.close_all()  # the children open their own
+            children = self._web_servers(opts["host"], opts["port"], processes, env)
+            self._index_check()
+            where = f"http://{opts['host']}:{opts['port']}/"
+            line = f"{processes} web process(es) on {where} (health: {where}healthz)"
+        else:
+            self._refuse_unmigrated()
+            if opts["processes"]:
+                env["XORVENTA_WORKERS"] = str(max(1, opts["processes"]))
+            children = [subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env)]
+            line = f"a task worker cluster of {env.get('XORVENTA_WORKERS', settings.Q_CLUSTER['workers'])} on Redis"
+        self.stdout.write(self.style.SUCCESS(f"Xorventa is running {line}. Ctrl-C stops it."))
+        self._supervise(children)
+
+    @staticmethod
+    def _refuse_unmigrated() -> None:
+        """A worker on a database its code has not migrated would fail task after task: say so at once."""
+        from django.db import connection
+        from django.db.migrations.executor import MigrationExecutor
+
+        executor = MigrationExecutor(connection)
+        if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+            raise CommandError(
+                "The database is not migrated for this version: start a web process first "
+                "(`manage.py up --web-only` migrates) or run `manage.py migrate_schemas`."
             )
 
     @staticmethod

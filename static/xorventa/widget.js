@@ -652,6 +652,9 @@
         updateSend();
         break;
       }
+      case "owner_answer": // the owner answered a question asked here (pushed while the widget is open)
+        if (typeof frame.text === "string" && frame.text) addRow("owner", frame.text); // a Text node
+        break;
       case "contact_saved":
         contactSaved();
         break;

@@ -24,10 +24,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.chat import limits
-from apps.chat.consumers import iterate_in_thread
 from apps.chat.models import Channel
 from apps.chat.origins import origin_allowed
-from apps.tenants.context import call_in_schema
+from apps.tenants.context import iterate_in_schema
 from apps.tenants.db import use_public_schema
 from apps.tenants.models import Business
 
@@ -137,18 +136,18 @@ class WidgetMessagesApi(APIView):
 
 
 async def _answer_events(schema_name: str, conversation_id: int, text: str) -> AsyncIterator[bytes]:
-    from apps.chat.services import turn_begin, turn_finish, turn_stream
-    from apps.retrieval.search import remember_turn
+    from apps.chat.services import TurnEnded, TurnStarted, turn_run
 
-    turn = await call_in_schema(schema_name, turn_begin, conversation_id=conversation_id, text=text)
-    yield _sse("start", {"conversation_id": conversation_id})
-    parts = []
-    async for chunk in iterate_in_thread(lambda: turn_stream(turn)):
-        parts.append(chunk)
-        yield _sse("delta", {"text": chunk})
-    message = await call_in_schema(schema_name, turn_finish, turn, "".join(parts))
-    yield _sse("end", {"decision": turn.decision, "sources": message.sources, "message_id": message.pk})
-    await call_in_schema(schema_name, remember_turn, message.text)  # the next turn's blended pass reuses it
+    turn = lambda: turn_run(conversation_id=conversation_id, text=text)  # noqa: E731
+    async for event in iterate_in_schema(schema_name, turn):
+        if isinstance(event, TurnStarted):
+            yield _sse("start", {"conversation_id": conversation_id})
+        elif isinstance(event, TurnEnded):
+            message = event.message
+            end = {"decision": event.turn.decision, "sources": message.sources, "message_id": message.pk}
+            yield _sse("end", end)
+        else:
+            yield _sse("delta", {"text": event})
 
 
 class WidgetConfigApi(APIView):

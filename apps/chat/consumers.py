@@ -24,22 +24,19 @@ the business's schema via call_in_schema (docs/architecture.md: the tenant rule 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.utils import timezone
 
 from apps.chat import limits
 from apps.chat.origins import origin_allowed
 from apps.chat.receivers import conversation_group
 from apps.facts.services import KnowledgeInputError
-from apps.tenants.context import call_in_schema
+from apps.tenants.context import call_in_schema, iterate_in_schema
 from apps.tenants.db import use_public_schema
 from xorventa.json_input import JSONInputError, json_loads_limited
 
@@ -106,43 +103,6 @@ def _open(visitor_id: str, origin: str) -> dict[str, Any]:
         "business": identity,
         "conversation": {"id": conversation.pk, "messages": conversation_transcript(conversation)},
     }
-
-
-def _speculate(conversation_id: int, text: str) -> Any:
-    from apps.chat.models import Conversation
-    from apps.chat.services import _history, question_day
-    from apps.retrieval.search import retrieve
-
-    conversation = Conversation.objects.get(pk=conversation_id)
-    # The same date the turn will search ("open next Monday?"), so the draft's retrieval is reused.
-    on = question_day(text, today=timezone.localdate())
-    return retrieve(text, on=on, history=[t for _, t in _history(conversation)])
-
-
-async def iterate_in_thread(make: Callable[[], Iterator[str]]) -> AsyncIterator[str]:
-    """Consume a synchronous iterator (an answerer's stream) on a worker thread, chunk by chunk."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[object] = asyncio.Queue()
-    done = object()
-
-    def work() -> None:
-        try:
-            for chunk in make():
-                loop.call_soon_threadsafe(queue.put_nowait, chunk)
-        except Exception as exc:  # handed to the event loop and re-raised there
-            loop.call_soon_threadsafe(queue.put_nowait, exc)
-        finally:
-            loop.call_soon_threadsafe(queue.put_nowait, done)
-
-    future = loop.run_in_executor(None, work)
-    while True:
-        item = await queue.get()
-        if item is done:
-            break
-        if isinstance(item, Exception):
-            raise item
-        yield str(item)
-    await future
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -243,45 +203,42 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         return str(client[0])
 
     async def _message(self, raw: str) -> None:
-        from apps.chat.services import turn_begin, turn_finish, turn_stream
-        from apps.retrieval.search import remember_turn
+        from apps.chat.services import TurnEnded, TurnStarted, turn_run
 
         text = limits.check_message(raw)
         limits.check_rates(public_key=self.public_key, visitor_id=self.visitor_id, ip=self._client_ip())
         self.turns += 1
         turn_no = self.turns
         precomputed, self.speculative = self.speculative, None
-        turn = await call_in_schema(
-            self.schema_name,
-            turn_begin,
-            conversation_id=self.conversation_id,
-            text=text,
-            precomputed=precomputed,
+        turn = lambda: turn_run(  # noqa: E731
+            conversation_id=self.conversation_id, text=text, precomputed=precomputed
         )
-        await self.send_json({"type": "start", "turn": turn_no})
-        parts: list[str] = []
-        async for chunk in iterate_in_thread(lambda: turn_stream(turn)):
-            parts.append(chunk)
-            await self.send_json({"type": "delta", "turn": turn_no, "text": chunk})
-        message = await call_in_schema(self.schema_name, turn_finish, turn, "".join(parts))
-        await self.send_json(
-            {
-                "type": "end",
-                "turn": turn_no,
-                "decision": turn.decision,
-                "message_id": message.pk,
-                "sources": message.sources,
-                "ask_contact": turn.decision == "unknown",
-            }
-        )
-        # Embed the reply now, while the visitor reads it: the next turn's blended pass reuses it.
-        await call_in_schema(self.schema_name, remember_turn, message.text)
+        async for event in iterate_in_schema(self.schema_name, turn):
+            if isinstance(event, TurnStarted):
+                await self.send_json({"type": "start", "turn": turn_no})
+            elif isinstance(event, TurnEnded):
+                await self.send_json(
+                    {
+                        "type": "end",
+                        "turn": turn_no,
+                        "decision": event.turn.decision,
+                        "message_id": event.message.pk,
+                        "sources": event.message.sources,
+                        "ask_contact": event.turn.decision == "unknown",
+                    }
+                )
+            else:
+                await self.send_json({"type": "delta", "turn": turn_no, "text": event})
 
     async def _draft(self, raw: str) -> None:
+        from apps.chat.services import turn_speculate
+
         text = (raw or "").strip()
         if len(text) < 4 or len(text) > limits.MAX_MESSAGE_CHARS:
             return
-        self.speculative = await call_in_schema(self.schema_name, _speculate, self.conversation_id, text)
+        self.speculative = await call_in_schema(
+            self.schema_name, turn_speculate, conversation_id=self.conversation_id, text=text
+        )
 
     async def _contact(self, value: str) -> None:
         from apps.gaps.services import gap_contact_leave

@@ -1,15 +1,19 @@
-"""The answer path: one service used by the websocket, the HTTP API and owner drafts.
+"""The answer path: one service runs a turn for the websocket, the HTTP API and owner drafts.
 
+``turn_run`` is the turn; the consumer, the API and drafts only translate bytes to and from it:
 1. a cheap gate: small talk gets a friendly reply without retrieval or a model call;
-2. retrieval with the conversation's recent turns;
+2. retrieval with the conversation's recent turns (or the retrieval a typing pause already did,
+   ``turn_speculate``, when the question is the same);
 3. confidence decides: answer, or say plainly that the business has not provided that and that the
-   question was passed to them (a gap ticket); never a guess;
-4. the answerer reads the knowledge rendered for today (between nonce delimiters, as data);
+   question was passed to them (a gap ticket, recorded once, in ``turn_finish``); never a guess;
+4. the answerer, chosen once per turn in ``turn_begin``, reads the knowledge rendered for the day asked
+   about (between nonce delimiters, as data);
 5. the output is sanitised before it reaches a page;
-6. everything is stored: messages, the retrieval log, the answerer, timings.
+6. everything is stored: messages, the retrieval log, the answerer, timings; then the reply is
+   embedded for the next turn's blended pass (``remember_turn``), after the visitor has it.
 
 All functions here are synchronous ORM code for the current business's schema. Async callers (the
-consumer) must run them through ``apps.tenants.context.call_in_schema``.
+consumer, the event stream) iterate ``turn_run`` through ``apps.tenants.context.iterate_in_schema``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from apps.chat.models import Channel, Conversation, Decision, Message, Role, Wid
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
 from apps.language.analysis import analyse
-from apps.retrieval.search import RetrievalResult, retrieve
+from apps.retrieval.search import RetrievalOptions, RetrievalResult, remember_turn, retrieve
 from apps.tenants.db import current_schema
 
 HISTORY_TURNS = 4
@@ -120,12 +124,15 @@ class Turn:
     retrieval: RetrievalResult | None
     business_name: str
     allowed_hosts: set[str]
+    answerer: Answerer | None = None  # chosen once, in turn_begin; None for a fixed reply
     answerer_name: str = ""
     speculative_hit: bool = False
+    visitor_message_id: int | None = None
+    wants_gap: bool = False  # retrieval's confidence says the owner should hear of this question
+    records_gaps: bool = True  # an owner's draft asks nobody but the owner
     gap_ticket_id: int | None = None
     used_fact_ids: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
-    builtin_only: bool = False
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -148,7 +155,7 @@ class Turn:
         return labels[:3]
 
 
-def _history(conversation: Conversation) -> list[tuple[str, str]]:
+def conversation_history(conversation: Conversation) -> list[tuple[str, str]]:
     """The last turns as the answerers read them: role "user" for the visitor, "assistant" for
     replies (the assistant's and an owner's follow-up), oldest first. Passing the stored role
     ("visitor") made both answerers skip every earlier question, so "and on saturdays?" after an
@@ -165,6 +172,29 @@ def question_day(text: str, *, today: date) -> date:
     return analyse(text, base_date=today).day_about() or today
 
 
+def turn_speculate(*, conversation_id: int, text: str) -> RetrievalResult:
+    """Retrieve ahead while the visitor pauses typing: the same date and history the turn will use,
+    so turn_begin reuses the result when the question sent is the draft."""
+    conversation = Conversation.objects.get(pk=conversation_id)
+    on = question_day(text, today=timezone.localdate())
+    return retrieve(text, on=on, history=[t for _, t in conversation_history(conversation)])
+
+
+def _answerer_choose(chosen: Answerer | None, result: RetrievalResult, turn: Turn) -> Answerer:
+    """The one answerer of this turn. A language-model call is taken from the business's daily budget;
+    once it is spent, the built-in answerer (no model) answers instead."""
+    from apps.chat.answering.builtin import BuiltinAnswerer
+
+    answerer = chosen or get_answerer()
+    wants_model = answerer.name != "builtin" and result.context and not result.decisions.get("ask_owner")
+    if wants_model and not model_budget_take(
+        schema_name=current_schema(), daily_budget=widget_settings().daily_model_budget
+    ):
+        turn.flags.append("model budget spent: built-in answerer")
+        return BuiltinAnswerer()
+    return answerer
+
+
 @transaction.atomic
 def turn_begin(
     *,
@@ -174,14 +204,15 @@ def turn_begin(
     precomputed: RetrievalResult | None = None,
     query_vector: Any | None = None,
     answerer: Answerer | None = None,
+    options: RetrievalOptions | None = None,
 ) -> Turn:
-    """Store the visitor's message and decide how to answer it (gate, retrieval, confidence)."""
+    """Store the visitor's message and decide how to answer it (gate, retrieval, confidence, answerer)."""
     started = time.perf_counter()
     conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
     on = on or timezone.localdate()
     # The knowledge for the day the question is about ("Are you open next Monday?"), not today's.
     asked_on = question_day(text, today=on)
-    history = _history(conversation)
+    history = conversation_history(conversation)
     visitor_message = Message.objects.create(conversation=conversation, role=Role.VISITOR, text=text)
     conversation.last_at = timezone.now()
     conversation.save(update_fields=["last_at"])
@@ -194,6 +225,8 @@ def turn_begin(
         "business_name": identity["name"],
         "allowed_hosts": set(identity["allowed_hosts"]),
         "started": started,
+        "visitor_message_id": visitor_message.pk,
+        "records_gaps": conversation.channel != Channel.DRAFT,
     }
 
     small_talk = gate(text)
@@ -209,6 +242,7 @@ def turn_begin(
             on=asked_on,
             history=[t for _, t in history],
             audience=AUDIENCE_VISITOR,
+            options=options,
             query_vector=query_vector,
         )
     )
@@ -223,29 +257,12 @@ def turn_begin(
     )
     turn.timings["retrieval_ms"] = round((time.perf_counter() - started) * 1000, 2)
     decisions = result.decisions
-    if decisions.get("record_gap") or decisions.get("ask_owner") or not result.context:
-        recorded = gap_record(
-            question=text,
-            top_similarity=result.top_similarity,
-            retrieval_log=result.log,
-            conversation_id=conversation.pk,
-            message_id=visitor_message.pk,
-            visitor_id=conversation.visitor_id,
-        )
-        turn.gap_ticket_id = recorded.ticket.pk if recorded.ticket else None
+    turn.wants_gap = bool(decisions.get("record_gap") or decisions.get("ask_owner") or not result.context)
     # Below the "ask the owner" threshold a model is not called. The built-in answerer costs nothing
     # and checks each fact against the question itself (a second, lexical signal), so it still gets
     # to answer when a fact plainly does ("Do you accept Visa?"); when none does it says so.
-    answerer_name = (answerer or get_answerer()).name
-    # A language-model call is taken from the business's daily budget; once it is spent, the
-    # built-in answerer (no model) answers instead.
-    wants_model = answerer_name != "builtin" and result.context and not decisions.get("ask_owner")
-    if wants_model and not model_budget_take(
-        schema_name=current_schema(), daily_budget=widget_settings().daily_model_budget
-    ):
-        turn.builtin_only = True
-        turn.flags.append("model budget spent: built-in answerer")
-    if not result.context or (decisions.get("ask_owner") and answerer_name != "builtin"):
+    turn.answerer = _answerer_choose(answerer, result, turn)
+    if not result.context or (decisions.get("ask_owner") and turn.answerer.name != "builtin"):
         turn.decision = Decision.UNKNOWN
         turn.fixed_reply = unknown_reply(identity["name"])
         turn.context = []
@@ -276,17 +293,14 @@ def _answerer_input(turn: Turn) -> dict[str, Any]:
     }
 
 
-def turn_stream(turn: Turn, answerer: Answerer | None = None) -> Iterator[str]:
-    """The answer's text, sanitised, in chunks as the answerer produces them. The sanitiser keeps the
-    joined text safe at every cut (a link or tag split across chunks is held back until complete)."""
-    if turn.fixed_reply is not None:
-        yield sanitize(turn.fixed_reply, allowed_hosts=turn.allowed_hosts)
+def turn_stream(turn: Turn) -> Iterator[str]:
+    """The answer's text, sanitised, in chunks as the turn's answerer produces them. The sanitiser
+    keeps the joined text safe at every cut (a link or tag split across chunks is held back until
+    complete)."""
+    if turn.fixed_reply is not None or turn.answerer is None:
+        yield sanitize(turn.fixed_reply or "", allowed_hosts=turn.allowed_hosts)
         return
-    if turn.builtin_only:
-        from apps.chat.answering.builtin import BuiltinAnswerer
-
-        answerer = BuiltinAnswerer()
-    answerer = answerer or get_answerer()
+    answerer = turn.answerer
     turn.answerer_name = answerer.name
     stream = answerer.stream(**_answerer_input(turn))
     sent: list[str] = []
@@ -340,15 +354,7 @@ def turn_finish(turn: Turn, text: str) -> Message:
         # turn_stream never ends empty; a caller that stored nothing it sent still gets no empty answer
         turn.decision = Decision.UNKNOWN
         turn.flags.append("empty-answer")
-    if turn.decision == Decision.UNKNOWN and turn.gap_ticket_id is None and result is not None:
-        recorded = gap_record(
-            question=turn.question,
-            top_similarity=result.top_similarity,
-            retrieval_log=result.log,
-            conversation_id=conversation.pk,
-            visitor_id=conversation.visitor_id,
-        )
-        turn.gap_ticket_id = recorded.ticket.pk if recorded.ticket else None
+    _turn_gap_record(turn, conversation)
     message = Message.objects.create(
         conversation=conversation,
         role=Role.ASSISTANT,
@@ -373,10 +379,83 @@ def turn_finish(turn: Turn, text: str) -> Message:
     return message
 
 
+def _turn_gap_record(turn: Turn, conversation: Conversation) -> None:
+    """The one place a turn becomes a question for the owner: when retrieval's confidence asked for it
+    (an answer it was unsure of is recorded too) or the answer turned out unknown; once per turn."""
+    result = turn.retrieval
+    wanted = turn.wants_gap or turn.decision == Decision.UNKNOWN
+    if not wanted or not turn.records_gaps or turn.gap_ticket_id is not None or result is None:
+        return
+    recorded = gap_record(
+        question=turn.question,
+        top_similarity=result.top_similarity,
+        retrieval_log=result.log,
+        conversation_id=conversation.pk,
+        message_id=turn.visitor_message_id,
+        visitor_id=conversation.visitor_id,
+    )
+    turn.gap_ticket_id = recorded.ticket.pk if recorded.ticket else None
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """The turn is decided (first event of turn_run): the visitor's message is stored."""
+
+    turn: Turn
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The reply is stored (last event the caller needs; the reply is remembered after it)."""
+
+    turn: Turn
+    message: Message
+
+
+TurnEvent = TurnStarted | str | TurnEnded
+
+
+def turn_run(
+    *,
+    conversation_id: int,
+    text: str,
+    on: date | None = None,
+    precomputed: RetrievalResult | None = None,
+    answerer: Answerer | None = None,
+    options: RetrievalOptions | None = None,
+) -> Iterator[TurnEvent]:
+    """One whole turn: TurnStarted, then the reply's text chunks, then TurnEnded. After the end is
+    handed over, the reply is embedded for the next turn's blended pass (while the visitor reads it)."""
+    turn = turn_begin(
+        conversation_id=conversation_id,
+        text=text,
+        on=on,
+        precomputed=precomputed,
+        answerer=answerer,
+        options=options,
+    )
+    yield TurnStarted(turn)
+    parts: list[str] = []
+    for chunk in turn_stream(turn):
+        parts.append(chunk)
+        yield chunk
+    message = turn_finish(turn, "".join(parts))
+    yield TurnEnded(turn, message)
+    remember_turn(message.text)
+
+
 def answer_once(
-    *, conversation_id: int, text: str, on: date | None = None, answerer: Answerer | None = None
+    *,
+    conversation_id: int,
+    text: str,
+    on: date | None = None,
+    answerer: Answerer | None = None,
+    options: RetrievalOptions | None = None,
 ) -> tuple[Turn, Message]:
-    """A whole turn without streaming (scenario, tests, JSON API)."""
-    turn = turn_begin(conversation_id=conversation_id, text=text, on=on)
-    reply = "".join(turn_stream(turn, answerer))
-    return turn, turn_finish(turn, reply)
+    """A whole turn without streaming (scenario, tests, JSON API, drafts): turn_run, collected."""
+    for event in turn_run(
+        conversation_id=conversation_id, text=text, on=on, answerer=answerer, options=options
+    ):
+        if isinstance(event, TurnEnded):
+            ended = event
+    return ended.turn, ended.message

@@ -8,7 +8,8 @@ setting it once (on connect, or when enqueueing) leaks data between tenants unde
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import ParamSpec, TypeVar
 
 from channels.db import database_sync_to_async
@@ -17,6 +18,7 @@ from django_tenants.utils import schema_context
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def run_in_schema(schema_name: str, func: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -40,3 +42,39 @@ async def call_in_schema(schema_name: str, func: Callable[P, R], /, *args: P.arg
     return await database_sync_to_async(run_in_schema, thread_sensitive=False)(
         schema_name, func, *args, **kwargs
     )
+
+
+async def iterate_in_schema(schema_name: str, make: Callable[[], Iterator[T]], /) -> AsyncIterator[T]:
+    """Consume a synchronous iterator (a chat turn: its events and the answer's chunks) from async
+    code, item by item as it produces them, on one pool thread inside that business's schema.
+
+    The iterator runs to its end even if the caller stops reading (a visitor who closes the page still
+    gets the reply stored); an exception inside it is re-raised here.
+    """
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[object] = asyncio.Queue()
+    done = object()
+
+    def work() -> None:
+        try:
+            for item in make():
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+        except Exception as exc:  # handed to the event loop and re-raised there
+            loop.call_soon_threadsafe(queue.put_nowait, _Raised(exc))
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, done)
+
+    future = asyncio.ensure_future(call_in_schema(schema_name, work))
+    while True:
+        item = await queue.get()
+        if item is done:
+            break
+        if isinstance(item, _Raised):
+            raise item.exc
+        yield item  # type: ignore[misc]
+    await future
+
+
+class _Raised:
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc

@@ -86,13 +86,12 @@ def test_tomorrow_is_the_day_after_the_turns_date(garage) -> None:
 def test_a_drafts_retrieval_is_reused_for_a_question_about_another_day(garage) -> None:
     from django.utils import timezone
 
-    from apps.chat.consumers import _speculate
-    from apps.chat.services import question_day, turn_begin
+    from apps.chat.services import question_day, turn_begin, turn_speculate
 
     text = "Are you open next Monday?"
     with tenant_context(garage):
         conversation = conversation_open(visitor_id="drafting-visitor")
-        drafted = _speculate(conversation.pk, text)
+        drafted = turn_speculate(conversation_id=conversation.pk, text=text)
         assert drafted.on == question_day(text, today=timezone.localdate()) != timezone.localdate()
         turn = turn_begin(conversation_id=conversation.pk, text=text, precomputed=drafted)
         assert turn.speculative_hit

@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def django_db_modify_db_settings(request: pytest.FixtureRequest) -> Iterator[None]:
     from django.conf import settings
 
-    from xorventa.embedded_db import stop_server
+    from apps.tenants.embedded_db import stop_server
 
     db = settings.DATABASES["default"]
     if "EMBEDDED_DATA_DIR" not in db:  # DATABASE_URL given: pytest-django makes test_<name> there

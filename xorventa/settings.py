@@ -140,7 +140,7 @@ def _database_from_url(url: str) -> dict[str, object]:
 
 DATABASE_URL = env_str("DATABASE_URL")
 _db: dict[str, object] = {
-    "ENGINE": "xorventa.db_backend",
+    "ENGINE": "apps.tenants.db_backend",
     "CONN_MAX_AGE": env_int("XORVENTA_CONN_MAX_AGE", 0, minimum=0),
     "ATOMIC_REQUESTS": False,
     "TEST": {"NAME": "test_xorventa"},
@@ -148,7 +148,7 @@ _db: dict[str, object] = {
 if DATABASE_URL:
     _db.update(_database_from_url(DATABASE_URL))
 else:
-    # The embedded server (pgserver) starts on first connection: see xorventa/db_backend.
+    # The embedded server (pgserver) starts on first connection: see apps/tenants/db_backend.
     _db.update(
         {
             "NAME": "xorventa",

@@ -6,7 +6,7 @@ This kills a PostgreSQL server, so it never touches the session's test server: e
 throwaway embedded server (pgserver) in a temporary folder, and all product code runs in child
 processes (`manage.py shell -c ...`) with DATABASE_URL pointing at it. The fault is a SIGKILL of the
 postmaster (its pid is the first line of postmaster.pid): no clean shutdown, no checkpoint, crash
-recovery on restart (xorventa.embedded_db.ensure_server).
+recovery on restart (apps.tenants.embedded_db.ensure_server).
 
 Killing the worker mid-crawl is tests/facts/test_jobs_worker.py (slow); the database-level refusal of
 UPDATE, DELETE and TRUNCATE of fact history is tests/facts/test_rules.py.
@@ -55,7 +55,7 @@ class CrashDB:
         """Start (or restart after a crash) the server; returns how long it took."""
         started = time.monotonic()
         code = (
-            "import sys; from pathlib import Path; from xorventa.embedded_db import ensure_server; "
+            "import sys; from pathlib import Path; from apps.tenants.embedded_db import ensure_server; "
             "print(ensure_server(Path(sys.argv[1]), database='xvcrash'))"
         )
         env = dict(os.environ, XDG_RUNTIME_DIR=str(self.root / "run"))
@@ -121,7 +121,7 @@ class CrashDB:
         )
 
     def stop(self) -> None:
-        from xorventa.embedded_db import stop_server
+        from apps.tenants.embedded_db import stop_server
 
         stop_server(self.data_dir)
 

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from xorventa.embedded_db import ensure_server, stop_server
+from apps.tenants.embedded_db import ensure_server, stop_server
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django_tenants.postgresql_backend.base import DatabaseWrapper as TenantDatabaseWrapper
 
-from xorventa.embedded_db import ensure_server
+from apps.tenants.embedded_db import ensure_server
 
 
 class DatabaseWrapper(TenantDatabaseWrapper):

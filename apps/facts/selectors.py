@@ -21,8 +21,10 @@ from apps.facts.models import (
     Fact,
     FactEvent,
     FactStatus,
+    PartReading,
     Source,
     SourceKind,
+    SourcePart,
     Topic,
     Visibility,
 )
@@ -257,3 +259,45 @@ def sources_list(kind: str | None = None) -> QuerySet[Source]:
         facts=Count("evidence__fact", filter=Q(evidence__withdrawn_at__isnull=True), distinct=True)
     ).order_by("-last_read_at", "-id")
     return qs.filter(kind=kind) if kind else qs
+
+
+# ----------------------------------------------------------------------------------------------
+# How each part was read (decision 0018): what the owner is told on the Sources page
+
+
+@dataclass
+class PartsFlagged:
+    """A source's present parts the owner should know about."""
+
+    rereading: list[SourcePart] = field(default_factory=list)  # built-in stand-ins; the model reads again
+    gave_up: list[SourcePart] = field(default_factory=list)  # built-in stand-ins; the model could not read
+    unread: list[SourcePart] = field(default_factory=list)  # "we could not read a detail here"
+
+
+_FLAGGED = {
+    PartReading.RETRY: "rereading",
+    PartReading.GAVE_UP: "gave_up",
+    PartReading.NO_RECORDS: "unread",
+}
+
+
+def parts_flagged(source_ids: Iterable[int]) -> dict[int, PartsFlagged]:
+    """By source id: its present parts read by the built-in reader for a model, or with no record."""
+    found: dict[int, PartsFlagged] = defaultdict(PartsFlagged)
+    parts = SourcePart.objects.filter(
+        source_id__in=list(source_ids), removed_in__isnull=True, reading__in=list(_FLAGGED)
+    ).order_by("id")
+    for part in parts:
+        getattr(found[part.source_id], _FLAGGED[PartReading(part.reading)]).append(part)
+    return dict(found)
+
+
+def facts_awaiting_model(fact_ids: Iterable[int]) -> bool:
+    """Whether any of these facts is a built-in stand-in whose part the model will read again."""
+    return Fact.objects.filter(
+        pk__in=list(fact_ids),
+        stand_in=True,
+        status=FactStatus.LIVE,
+        evidence__part__reading=PartReading.RETRY,
+        evidence__withdrawn_at__isnull=True,
+    ).exists()

@@ -34,7 +34,14 @@ from apps.facts.models import (
     Topic,
     WebsiteSettings,
 )
-from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, knowledge_render, topic_history
+from apps.facts.selectors import (
+    AUDIENCE_STAFF,
+    AUDIENCE_VISITOR,
+    PartsFlagged,
+    knowledge_render,
+    parts_flagged,
+    topic_history,
+)
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval.models import IndexState
 from apps.tenants.models import Business, Reseller
@@ -289,6 +296,8 @@ class SourceRow:
     versions: list[Any]
     facts: list[Fact]
     question: str = ""
+    # Parts read by the built-in reader for a failed model, or with no record (decision 0018).
+    flags: PartsFlagged = field(default_factory=PartsFlagged)
 
 
 def _source_rows(kind: SourceKind, limit: int = 50) -> list[SourceRow]:
@@ -314,6 +323,9 @@ def _source_rows(kind: SourceKind, limit: int = 50) -> list[SourceRow]:
         rows.append(
             SourceRow(source=source, versions=versions, facts=list(facts.values()), question=question)
         )
+    flagged = parts_flagged(row.source.pk for row in rows)
+    for row in rows:
+        row.flags = flagged.get(row.source.pk, row.flags)
     return rows
 
 

@@ -31,6 +31,7 @@ from apps.chat.services import widget_settings
 from apps.facts import ingestion
 from apps.facts.models import Disagreement, Fact, IngestionJob, JobStatus, Source, Topic
 from apps.facts.services import (
+    IngestResult,
     KnowledgeInputError,
     disagreement_resolve,
     fact_restore,
@@ -43,6 +44,7 @@ from apps.gaps.models import GapStatus, GapTicket
 from apps.gaps.services import gap_answer, gap_dismiss
 from apps.portal import forms, selectors
 from apps.portal.charts import daily_bars
+from apps.portal.reading import answer_saved
 
 NAV = [
     ("portal:home", "Dashboard", BUSINESS_ROLES_ALL),
@@ -406,11 +408,13 @@ def owner_answer_add(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Write an answer.")
         return redirect("portal:sources")
     try:
-        owner_answer_record(question=question, answer=form.cleaned_data["answer"], actor=_actor(request))
+        result = owner_answer_record(
+            question=question, answer=form.cleaned_data["answer"], actor=_actor(request)
+        )
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, "Answer saved: it wins over the website and documents.")
+        answer_saved(request, "Answer saved: it wins over the website and documents.", result=result)
     return redirect("portal:sources")
 
 
@@ -454,7 +458,7 @@ def gap_answer_view(request: HttpRequest, pk: int) -> HttpResponse:
             form.add_error("answer", str(exc))
         else:
             if not request.htmx:  # type: ignore[attr-defined]
-                messages.success(request, "Answered. The assistant knows it now.")
+                answer_saved(request, "Answered. The assistant knows it now.", fact_ids=ticket.fact_ids)
             return _gap_done(request, ticket)
     return _gap_done(request, ticket, form)
 
@@ -506,13 +510,15 @@ def answer_fix(request: HttpRequest, pk: int) -> HttpResponse:
     ticket = selectors.open_gap_for_message(question.pk)
     try:
         if ticket is not None:
-            gap_answer(ticket=ticket, answer=answer, actor=_actor(request))
+            ticket = gap_answer(ticket=ticket, answer=answer, actor=_actor(request))
+            result: IngestResult | None = None
         else:
-            owner_answer_record(question=question.text, answer=answer, actor=_actor(request))
+            result = owner_answer_record(question=question.text, answer=answer, actor=_actor(request))
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, "Saved as your answer: the assistant will say this from now on.")
+        saved = "Saved as your answer: the assistant will say this from now on."
+        answer_saved(request, saved, result=result, fact_ids=ticket.fact_ids if ticket is not None else None)
     return redirect(back)
 
 

@@ -105,7 +105,7 @@ class SourcePart(models.Model):
 
     ``reading`` says how its records were made. When the configured language model fails on it, the
     built-in extractor's records stand in (``Fact.stand_in``) and the worker asks the model again at
-    ``retry_at`` with exponential backoff; its records then supersede the stand-ins (decision 0018)."""
+    ``retry_at`` with exponential backoff; its records then supersede the stand-ins (decision 0020)."""
 
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="parts")
     hash = models.CharField(max_length=64)
@@ -170,7 +170,7 @@ class Fact(models.Model):
     # The owner can split it back into its own subject (services.fact_subject_split).
     matched_subject = models.JSONField(default=dict, blank=True)
     # Made by the built-in extractor because the language model failed on its part: live at once, and
-    # superseded (retired with a reason) when the model reads the part again (decision 0018).
+    # superseded (retired with a reason) when the model reads the part again (decision 0020).
     stand_in = models.BooleanField(default=False)
     status = models.CharField(
         max_length=10, choices=FactStatus.choices, default=FactStatus.LIVE, db_index=True

@@ -1,4 +1,4 @@
-"""The worker's second reading of what the language model failed on (decision 0018).
+"""The worker's second reading of what the language model failed on (decision 0020).
 
 When the model cannot be reached, times out or answers with something that is not valid records, the
 part is read by the built-in extractor at once (its records stand in, ``Fact.stand_in``) and marked

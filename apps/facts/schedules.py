@@ -70,7 +70,7 @@ def resync_schedule_get(schema_name: str) -> object | None:
 
 
 # ----------------------------------------------------------------------------------------------
-# Re-reading parts the language model failed on (decision 0018): one ONCE schedule per business, set
+# Re-reading parts the language model failed on (decision 0020): one ONCE schedule per business, set
 # to the earliest due retry; the task sets it again for whatever is still waiting.
 
 REREAD_TASK = "apps.facts.tasks.parts_reread_task"

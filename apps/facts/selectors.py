@@ -262,7 +262,7 @@ def sources_list(kind: str | None = None) -> QuerySet[Source]:
 
 
 # ----------------------------------------------------------------------------------------------
-# How each part was read (decision 0018): what the owner is told on the Sources page
+# How each part was read (decision 0020): what the owner is told on the Sources page
 
 
 @dataclass

@@ -7,7 +7,7 @@ rules below decide what becomes a fact, what it replaces, and what is recorded a
 1. Only what is new is processed: an unchanged source is a no-op recorded as "seen"; a changed one
    processes only its new parts; facts that came only from removed parts are retired. The event is
    stored (committed) before it is read, and a part the language model fails on is read by the
-   built-in extractor meanwhile and asked again by the worker (decision 0018): nothing is lost.
+   built-in extractor meanwhile and asked again by the worker (decision 0020): nothing is lost.
 2. Newer replaces older on the same subject (same topic and aspect); other aspects only add detail.
 3. An owner's answer is never replaced by a document or the website: that becomes a disagreement.
 4. A temporary fact never replaces a permanent one; the permanent one applies again afterwards.
@@ -725,7 +725,7 @@ def source_version_read(
 
 
 # ----------------------------------------------------------------------------------------------
-# Reading one part; the built-in stand-ins while the language model fails (decision 0018)
+# Reading one part; the built-in stand-ins while the language model fails (decision 0020)
 
 #: Backoff of the worker's retries of a part the model failed on: 1, 2, 4 ... minutes, at most 6 hours
 #: apart; after RETRY_MAX_ATTEMPTS failures the built-in reader's records stay for good (the owner sees
@@ -973,7 +973,7 @@ def _reread_context(part: SourcePart, extractor: Extractor, exclude: set[int]) -
 
 @transaction.atomic
 def source_part_reread(*, part_id: int, extractor: Extractor, now: datetime | None = None) -> str:
-    """Ask the extractor again for a part it failed on (the worker's retry, decision 0018).
+    """Ask the extractor again for a part it failed on (the worker's retry, decision 0020).
 
     On success its records supersede the built-in stand-ins of the part (retired with a reason; nothing
     is deleted); on failure the part waits twice as long (``retry_delay``), and after

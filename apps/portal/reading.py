@@ -1,6 +1,6 @@
 """What the owner is told after saving an answer, when the language model could not read it.
 
-An owner's answer is stored and live at once even while the model is down (decision 0018): the
+An owner's answer is stored and live at once even while the model is down (decision 0020): the
 built-in reader's records stand in and the worker has the model read it again. A model outage is
 therefore never an error page; the owner hears that the answer is saved and will be read again, or
 that no detail could be read in it, so that a sentence the readers cannot use does not pass silently.

@@ -296,7 +296,7 @@ class SourceRow:
     versions: list[Any]
     facts: list[Fact]
     question: str = ""
-    # Parts read by the built-in reader for a failed model, or with no record (decision 0018).
+    # Parts read by the built-in reader for a failed model, or with no record (decision 0020).
     flags: PartsFlagged = field(default_factory=PartsFlagged)
 
 

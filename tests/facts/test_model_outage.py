@@ -1,4 +1,4 @@
-"""Nothing is lost when the language model fails (issue 19, items 2 and 4; decision 0018).
+"""Nothing is lost when the language model fails (issue 19, items 2 and 4; decision 0020).
 
 A real local OpenAI-compatible server (http.server on 127.0.0.1, in a thread) plays the model: it
 answers each extraction call with the records recorded for the text between the SOURCE markers. The

@@ -380,7 +380,7 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(business, ex, content, 
 
 
 def test_a_failing_extractor_rolls_back_the_reading_but_keeps_the_event(business, ex):
-    """The event is stored before it is read (decision 0018): a crash while reading writes no fact or
+    """The event is stored before it is read (decision 0020): a crash while reading writes no fact or
     part, and the event waits as "received" with its text for the worker to read again."""
 
     class Exploding:

@@ -1,4 +1,4 @@
-"""The owner's answer forms while the language model is down or reads nothing (issue 19; decision 0018).
+"""The owner's answer forms while the language model is down or reads nothing (issue 19; decision 0020).
 
 Posted through the portal as an owner would, with extractor=llm pointed at a real local server
 (tests.fake_model) that is stopped: never a 500; the answer is saved, live at once (the built-in

@@ -145,8 +145,17 @@ def check_column(shown: ColumnText, question: ScenarioQuestion) -> Check:
     return check
 
 
+def grade(shown: str | ColumnText, question: ScenarioQuestion) -> Check:
+    """Only a reply can refuse: a column of fact lines (plain text) is graded on its patterns alone,
+    so an unanswerable question's knowledge passes when it states nothing the question forbids
+    (with the refusal rules, no knowledge column could ever pass one)."""
+    if isinstance(shown, ColumnText):
+        return check_column(shown, question)
+    return check_text(shown, question)
+
+
 # A column: (question, the date it is asked on) -> what it shows. Columns that only show knowledge
-# return plain text (never a refusal).
+# return plain text (never a refusal, and graded without the refusal rules).
 Column = Callable[[ScenarioQuestion, date], "str | ColumnText"]
 
 
@@ -249,9 +258,7 @@ def scenario_ask(scenario: Scenario, columns: dict[str, Column]) -> ScenarioRepo
         result = QuestionResult(ask=question.ask, on=on)
         for name, column in columns.items():
             shown = column(question, on)
-            result.columns[name] = check_column(
-                shown if isinstance(shown, ColumnText) else ColumnText(shown), question
-            )
+            result.columns[name] = grade(shown, question)
         results.append(result)
     return ScenarioReport(
         name=scenario.name,

@@ -293,7 +293,7 @@ def _analysed(text: str, day: dt.date, entities: bool, region: str, prefer: str)
         ),
         noun_chunks=chunks,
         form=_form(doc, chunks),
-        dates=find_dates(doc, base=day, prefer=prefer),
+        dates=find_dates(doc, base=day, prefer=prefer, region=region),
         amounts=find_amounts(doc),
         phones=find_phones(text, region=region),
         entities=tuple(Entity(e.text, e.label_, e.start_char, e.end_char) for e in doc.ents)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from apps.language.holiday_names import holiday_spans
 from apps.language.wordlists import categories
 
 if TYPE_CHECKING:
@@ -427,17 +428,48 @@ def _mention(doc: Doc, start: int, end: int, base: dt.date, prefer: str) -> Date
     return replace(template, kind=kind, start=first, end=last, weekdays=weekdays, explicit_year=explicit_year)
 
 
-def find_dates(doc: Doc, *, base: dt.date, prefer: str = "future") -> tuple[DateMention, ...]:
+def find_dates(
+    doc: Doc, *, base: dt.date, prefer: str = "future", region: str = "US"
+) -> tuple[DateMention, ...]:
     """Every date phrase in ``doc``, resolved against ``base`` (the day, already in the business's
     time zone). ``prefer`` says which way an unqualified date goes ("March 3" said in December):
-    "future" for announcements and questions."""
+    "future" for announcements and questions. Holidays by name ("Thanksgiving", "Easter Monday")
+    are days too, read for ``region`` first (apps.language.holiday_names)."""
     mentions: list[DateMention] = []
     for start, end, classes in _runs(doc):
         for item_start, item_end in _split_items(start, classes, doc, end):
             mention = _mention(doc, item_start, item_end, base, prefer)
             if mention is not None:
                 mentions.append(mention)
+    holidays = _holidays(doc, base, region, mentions)
+    if holidays:
+        # A holiday's name wins over the weekday inside it ("Easter Monday" is not any Monday).
+        inside = [
+            m
+            for m in mentions
+            if any(h.start_char <= m.start_char and m.end_char <= h.end_char for h in holidays)
+        ]
+        mentions = sorted([m for m in mentions if m not in inside] + holidays, key=lambda m: m.start_char)
     return tuple(_merge_weekday_lists(mentions))
+
+
+def _holidays(doc: Doc, base: dt.date, region: str, found: list[DateMention]) -> list[DateMention]:
+    """Holidays named in ``doc`` that no longer date phrase covers, as single days."""
+    out = []
+    for first, end, day in holiday_spans(list(doc), base=base, region=region):
+        span = doc[first:end]
+        last = doc[end - 1]
+        if last.dep_ in ("compound", "amod", "nmod") and last.head.i >= end:
+            continue  # a holiday naming a kind of thing ("Christmas minis", "Easter opening")
+        if any(
+            m.start_char < span.end_char
+            and span.start_char < m.end_char
+            and not (span.start_char <= m.start_char and m.end_char <= span.end_char)
+            for m in found
+        ):
+            continue  # part of a longer date phrase
+        out.append(DateMention(span.text, span.start_char, span.end_char, "day", start=day, end=day))
+    return out
 
 
 def _merge_weekday_lists(mentions: list[DateMention]) -> list[DateMention]:

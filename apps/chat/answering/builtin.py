@@ -43,6 +43,7 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.language.analysis import analyse
+from apps.language.holiday_names import mentions_holiday
 from apps.language.spelling import Speller
 
 if TYPE_CHECKING:
@@ -635,6 +636,11 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
         for t in dated.tokens
         if t.text.isdigit() and not any(m.start_char <= t.start_char < m.end_char for m in dated.dates)
     }
+    # The words of a date the question names are its date, not what it is about ("on labour day"
+    # is Labor Day, whose facts may spell it otherwise).
+    for t in dated.tokens:
+        if any(m.start_char <= t.start_char < m.end_char for m in dated.dates):
+            q.stems.pop(stem(t.text), None)
     # Words that say which one of a kind ("sourdough" bread, "Aetna" insurance, "electric" bike).
     q.modifiers = {
         stem(t.text)
@@ -875,10 +881,86 @@ class BuiltinAnswerer:
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
         lowercase = _lowercase_words(facts, question, history)
         reply = _decide(q, facts, business_name, on) if facts else None
+        if q.kind in ("offer", "accept") and (reply is None or reply.decision == "unknown"):
+            # Nothing settles a yes or no, but a fact may still bear on the question: say it.
+            reply = _bearing_reply(question, facts, business_name, on) or reply
         if reply is None or (reply.decision == "unknown" and not reply.sentences):
             return Answer(text=unknown_reply(business_name), decision="unknown", used_fact_ids=[])
         text = _compose(reply, lowercase)
         return Answer(text=text, decision=reply.decision, used_fact_ids=reply.used, flags=reply.flags)
+
+
+# spaCy dependency labels of a noun phrase that is what a yes/no question asks about (not its subject).
+_OBJECT_DEPS = frozenset({"dobj", "pobj", "attr", "conj", "appos", "oprd", "nsubjpass", "dative"})
+_CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "ADV", "VERB"})
+
+
+def _lemma_keys(lemma: str) -> set[str]:
+    """A lemma and its hyphen-free spellings ("walk-in" -> "walk-in", "walkin", "walk", "in")."""
+    return {lemma, lemma.replace("-", ""), *lemma.split("-")} - {""}
+
+
+def _asked_lemmas(question: str, on: date, business: str) -> set[str]:
+    """What a yes/no question asks about, on the shared analysis: the lemmas of its object phrases
+    (head noun and modifiers: "lymphatic drainage massage" is not any massage, "Specialized bikes"
+    not any bike), else its adverbs and adjectives ("stay overnight"), else its subject's head ("can
+    my puppy come?"). Words of a date the question names and of the business's name are not part."""
+    analysis = analyse(question, base_date=on)
+    dated = [(m.start_char, m.end_char) for m in analysis.dates]
+    own = {t.lemma for t in analyse(business, base_date=on).tokens} if business else set()
+
+    def content(start: int, end: int) -> set[str]:
+        return {
+            t.lemma
+            for t in analysis.tokens
+            if start <= t.start_char < end
+            and t.pos in _CONTENT_POS - {"VERB"}
+            and not (t.is_stop or t.is_punct or t.like_num)
+            and t.lemma not in own
+            and not any(a <= t.start_char < b for a, b in dated)
+        }
+
+    objects = [c for c in analysis.noun_chunks if c.dep in _OBJECT_DEPS and not c.is_pronoun]
+    asked = set().union(*(content(c.start_char, c.end_char) for c in objects)) if objects else set()
+    if asked:
+        return asked
+    inside = [(c.start_char, c.end_char) for c in analysis.form.subjects]
+    free = {
+        t.lemma
+        for t in analysis.tokens
+        if t.pos in ("ADV", "ADJ")
+        and not (t.is_stop or t.is_punct)
+        and not any(a <= t.start_char < b for a, b in inside + dated)
+    }
+    if free:
+        return free
+    return {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in own}
+
+
+def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -> _Reply | None:
+    """The facts that bear on a yes/no question nothing settles (issue 17, item 5: the unknown reply
+    only when no kept fact bears on the question): every word of what is asked is in the fact's
+    statement or topic, by lemma. Said plainly, without a yes or a no."""
+    asked = _asked_lemmas(question, on, business)
+    if not asked or not facts:
+        return None
+    bearing = []
+    for f in facts:
+        if f.state == "upcoming":
+            continue
+        said = set().union(
+            *(
+                _lemma_keys(t.lemma)
+                for text in (f.statement, f.topic)
+                for t in analyse(text, base_date=on).tokens
+            )
+        )
+        if all(_lemma_keys(a) & said for a in asked):
+            bearing.append(f)
+    if not bearing:
+        return None
+    picked = bearing[:2]
+    return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
 
 
 def _spelled(question: str, context: list[RenderedTopic]) -> str:
@@ -896,7 +978,7 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
     if q.kind == "time":
         return _time_reply(q, facts, business, on)
     if q.kind in ("offer", "accept"):
-        return _offer_reply(q, facts, business)
+        return _closed_that_day(q, facts) or _offer_reply(q, facts, business)
     return _wh_reply(q, facts, business)
 
 
@@ -1066,9 +1148,10 @@ def _fact_window(f: _Fact) -> tuple[date | None, date | None]:
     was learned; (None, None) for a fact that holds every day."""
     if f.rf.valid_from is not None or f.rf.valid_to is not None:
         return f.rf.valid_from, f.rf.valid_to
-    if not _DATE_RE.search(f.statement):
+    learned = f.rf.learned_at.date()
+    if not _DATE_RE.search(f.statement) and not mentions_holiday(f.statement, year=learned.year):
         return None, None  # no calendar date to read (parsing every fact would cost a parse each)
-    mention = analyse(f.statement, base_date=f.rf.learned_at.date()).dated
+    mention = analyse(f.statement, base_date=learned).dated
     if mention is None or mention.start is None:
         return None, None
     return mention.start, mention.end or mention.start
@@ -1091,6 +1174,19 @@ def _closure_on(q: _Question, facts: list[_Fact]) -> tuple[_Fact, bool] | None:
             whole = (start is None or start <= first) and (end is None or last <= end)
             return f, whole
     return None
+
+
+def _closed_that_day(q: _Question, facts: list[_Fact]) -> _Reply | None:
+    """A question about doing something on a date of its own ("Can I get an appointment on July
+    3?") when the business's hours say it is closed that whole day or period: a no, near certain.
+    Only a closure of the business's hours counts (a topic about hours), not of one room or
+    service ("the pool is closed March 3-7" says nothing about a massage)."""
+    hours = [f for f in facts if stem("hours") in f.topic_stems]
+    closure = _closure_on(q, hours) if q.period is not None else None
+    if closure is None or not closure[1]:
+        return None
+    f = closure[0]
+    return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
 
 
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:

@@ -329,6 +329,7 @@ def test_rule6_fact_history_cannot_be_edited_deleted_or_truncated_in_sql(busines
     for sql, params in [
         ("UPDATE facts_fact SET statement = 'Sourdough is free.' WHERE id = %s", [fact.pk]),
         ("UPDATE facts_fact SET valid_to = '2020-01-01' WHERE id = %s", [fact.pk]),
+        ("UPDATE facts_fact SET stand_in = true WHERE id = %s", [fact.pk]),  # superseded, never edited
         ("DELETE FROM facts_fact WHERE id = %s", [fact.pk]),
         ("UPDATE facts_factevent SET reason = 'x'", []),
         ("DELETE FROM facts_factevent", []),

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -77,7 +77,6 @@ CRAWL_CONCURRENCY = 2  # polite: two requests at a time to a small business's se
 MAX_UPLOAD_BYTES = DEFAULT_MAX_BYTES
 # A queued or running job not heard from for this long is presumed dead (its worker was killed).
 STALE_AFTER = timedelta(minutes=10)
-FOOTER_FRAGMENT = "site-footer"
 
 WEBSITE_KINDS = (JobKind.CRAWL, JobKind.RESYNC)
 
@@ -603,11 +602,6 @@ def _record_problem(
 # Crawl
 
 
-def _site_origin(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
-
-
 def _record_page(run: _Run, page: PageResult, done: int, total: int) -> IngestionJob:
     if page.status != "ok":
         outcome = "failed" if page.status == "error" else "skipped"
@@ -622,12 +616,14 @@ def _record_page(run: _Run, page: PageResult, done: int, total: int) -> Ingestio
             total=total,
         )
     ref = page.final_url  # a page is known by the address it is served from (after redirects)
+    # The start page's footer is read with it: addresses and hours often live only there.
+    content = f"{page.text}\n\n{page.footer}" if page.footer.strip() else page.text
     try:
         return _ingest(
             run,
             kind=SourceKind.WEBSITE,
             ref=ref,
-            content=page.text,
+            content=content,
             title=page.title,
             done=done,
             total=total,
@@ -685,23 +681,7 @@ def _run_crawl(job: IngestionJob, run: _Run) -> tuple[JobStatus, str]:
 
     fetched = report.fetched
     site = fetched[0].final_url if fetched else report.start_url
-    footer_ref = _site_origin(site) + "#" + FOOTER_FRAGMENT
-    done = len(report.pages)
-    if report.site_footer.strip():
-        # Addresses, phone numbers and hours often live only in the footer, which page text drops.
-        _record_page(
-            run,
-            PageResult(
-                url=footer_ref,
-                final_url=footer_ref,
-                status="ok",
-                title="Site footer",
-                text=report.site_footer,
-            ),
-            done,
-            done,
-        )
-    _retire_missing(run, report, site=site, footer_ref=footer_ref, max_pages=limits.max_pages)
+    _retire_missing(run, report, site=site, max_pages=limits.max_pages)
     if report.document_links:
         with transaction.atomic():
             locked = run.locked()
@@ -710,12 +690,11 @@ def _run_crawl(job: IngestionJob, run: _Run) -> tuple[JobStatus, str]:
     return JobStatus.DONE, ""
 
 
-def _missing_verdict(
-    ref: str, page: PageResult | None, *, truncated: bool, footer_ref: str
-) -> tuple[bool, str]:
+def _missing_verdict(ref: str, page: PageResult | None, *, truncated: bool) -> tuple[bool, str]:
     """(retire?, why) for a known page that this (successful) crawl did not read."""
-    if ref == footer_ref:
-        return True, "the site footer has no text any more"
+    if urlsplit(ref).fragment:
+        # Crawls before the footer was read with the start page stored it as "<site>#site-footer".
+        return True, "a page anchor is not a page: its text is read with the start page"
     if page is None:
         if truncated:
             return False, "not reached: the crawl hit its page limit, so the page is kept"
@@ -731,11 +710,9 @@ def _missing_verdict(
     return False, f"{page.error or 'not read'}: the page is kept"
 
 
-def _retire_missing(run: _Run, report: CrawlReport, *, site: str, footer_ref: str, max_pages: int) -> None:
+def _retire_missing(run: _Run, report: CrawlReport, *, site: str, max_pages: int) -> None:
     """Retire known pages of this site that are gone; only called after a successful crawl."""
     alive = {page.final_url for page in report.fetched}
-    if report.site_footer.strip():
-        alive.add(footer_ref)
     by_url: dict[str, PageResult] = {}
     for page in report.pages:
         by_url.setdefault(page.url, page)
@@ -748,9 +725,7 @@ def _retire_missing(run: _Run, report: CrawlReport, *, site: str, footer_ref: st
     for source in known.order_by("ref"):
         if not same_site(source.ref, site):
             continue
-        retire, why = _missing_verdict(
-            source.ref, by_url.get(source.ref), truncated=truncated, footer_ref=footer_ref
-        )
+        retire, why = _missing_verdict(source.ref, by_url.get(source.ref), truncated=truncated)
         with transaction.atomic():
             job = run.locked()
             if retire:

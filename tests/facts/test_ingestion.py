@@ -172,11 +172,11 @@ def test_unchanged_resync_is_a_recorded_no_op(business, bakery):
 
     assert job.status == JobStatus.DONE
     new_versions = SourceVersion.objects.order_by("id")[versions_before:]
-    assert len(new_versions) == 5 and {v.outcome for v in new_versions} == {VersionOutcome.SEEN}
+    assert len(new_versions) == 4 and {v.outcome for v in new_versions} == {VersionOutcome.SEEN}
     assert Fact.objects.count() == facts_before
     assert (job.facts_added, job.facts_retired, job.disagreements) == (0, 0, 0)
     assert set(outcomes(job).values()) == {"unchanged", "skipped"}
-    assert job.report["pages"] == {"unchanged": 5, "skipped": 1}
+    assert job.report["pages"] == {"unchanged": 4, "skipped": 1}
 
 
 def test_a_changed_page_processes_only_its_changed_parts(business, bakery):
@@ -189,7 +189,7 @@ def test_a_changed_page_processes_only_its_changed_parts(business, bakery):
     menu = SourceVersion.objects.filter(source__ref=bakery.url("/menu")).latest("id")
     assert (menu.outcome, menu.parts_added, menu.parts_removed) == (VersionOutcome.PROCESSED, 1, 1)
     others = SourceVersion.objects.filter(pk__gt=last_version).exclude(pk=menu.pk)
-    assert len(others) == 4 and {v.outcome for v in others} == {VersionOutcome.SEEN}
+    assert len(others) == 3 and {v.outcome for v in others} == {VersionOutcome.SEEN}
     assert "Sourdough price is $9." in live() and "Sourdough price is $8." not in live()
     assert "Croissant price is $3." in live()
     assert [r["statement"] for r in job.report["added"]] == ["Sourdough price is $9."]
@@ -327,7 +327,7 @@ def test_a_job_whose_worker_died_is_marked_failed_and_can_be_resumed(business, b
 def test_a_finished_job_is_not_run_twice(business, bakery):
     job = crawl(bakery)
     again = ingestion_job_run(job.pk, extractor=EXTRACTOR)  # e.g. the queue delivers it twice
-    assert again.attempt == 1 and SourceVersion.objects.count() == 5
+    assert again.attempt == 1 and SourceVersion.objects.count() == 4
     with pytest.raises(IngestionInputError):
         ingestion_job_resume(job=job)
 
@@ -507,9 +507,11 @@ def test_demo_crawl_seed_shows_a_finished_crawl_then_an_unchanged_resync(busines
     demo_crawl_seed(business, log=lines.append)
     first, again = IngestionJob.objects.order_by("id")
     assert (first.kind, first.status, again.kind, again.status) == ("crawl", "done", "resync", "done")
-    assert first.errors == [] and first.facts_added > 5 and first.report["pages"] == {"new": 6}  # 5 + footer
-    assert again.report["pages"] == {"unchanged": 6} and again.facts_added == again.facts_retired == 0
-    assert "re-sync of the unchanged site: 6 pages: 6 unchanged" in lines[-1]
+    assert (
+        first.errors == [] and first.facts_added > 5 and first.report["pages"] == {"new": 5}
+    )  # the footer is read with the home page
+    assert again.report["pages"] == {"unchanged": 5} and again.facts_added == again.facts_retired == 0
+    assert "re-sync of the unchanged site: 5 pages: 5 unchanged" in lines[-1]
     demo_crawl_seed(business, log=lines.append)  # idempotent
     assert IngestionJob.objects.count() == 2
 

@@ -91,6 +91,9 @@ class PageResult:
     depth: int = 0
     # Compared with `known_hashes`: None when the page had no known hash or was not fetched ok.
     changed: bool | None = None
+    # The start page only: its footer (address, phone, hours), which `text` leaves out as boilerplate.
+    # It belongs to that page: a "#site-footer" anchor is not a page of its own.
+    footer: str = ""
 
 
 @dataclass
@@ -562,7 +565,7 @@ class _Crawler:
             return self.fail(f"the start page could not be crawled: {detail}")
         self.site = _Site.of(first.final_url)
         self.seen.update({start, first.final_url})
-        self.report.site_footer = outcome.footer
+        self.report.site_footer = first.footer = outcome.footer
         self.record(outcome)
         if self.limits.max_depth >= 1:
             self.enqueue(self.sitemap_urls(), 1)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class WidgetSettings(models.Model):
@@ -32,6 +36,33 @@ class Channel(models.TextChoices):
     DRAFT = "draft", "Owner draft"
 
 
+def own_tests_q(prefix: str = "") -> Q:
+    """The business's own tests, not visitors: owner drafts, and conversations opened from the
+    product's own pages (the widget preview on the Widget page and the dashboard, the API docs' "try
+    it out"), whose origin is the portal's. They stay in the transcripts, out of the figures."""
+    site = urlsplit(settings.SITE_URL)
+    port = f":{site.port}" if site.port else ""
+    origin = f"{prefix}origin"
+    return (
+        Q(**{f"{prefix}channel": Channel.DRAFT})
+        | Q(**{f"{origin}__iexact": settings.SITE_URL})
+        | Q(
+            **{
+                f"{origin}__istartswith": f"{site.scheme}://",
+                f"{origin}__iendswith": f".{settings.BASE_DOMAIN}{port}",
+            }
+        )
+    )
+
+
+class ConversationQuerySet(models.QuerySet["Conversation"]):
+    def tests(self) -> ConversationQuerySet:
+        return self.filter(own_tests_q())
+
+    def visitors(self) -> ConversationQuerySet:
+        return self.exclude(own_tests_q())
+
+
 class Conversation(models.Model):
     visitor_id = models.CharField(max_length=64, db_index=True)
     channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.WIDGET)
@@ -41,11 +72,26 @@ class Conversation(models.Model):
     started_at = models.DateTimeField(auto_now_add=True, db_index=True)
     last_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ConversationQuerySet.as_manager()
+
     class Meta:
         ordering = ["-last_at"]
 
     def __str__(self) -> str:
         return f"Conversation {self.pk} ({self.visitor_id[:8]})"
+
+    @property
+    def is_test(self) -> bool:
+        """The same rule as own_tests_q, for one conversation already loaded."""
+        if self.channel == Channel.DRAFT:
+            return True
+        site = urlsplit(settings.SITE_URL)
+        port = f":{site.port}" if site.port else ""
+        origin = self.origin.lower()
+        own_subdomain = origin.startswith(f"{site.scheme}://") and origin.endswith(
+            f".{settings.BASE_DOMAIN}{port}"
+        )
+        return origin == settings.SITE_URL.lower() or own_subdomain
 
 
 class Role(models.TextChoices):

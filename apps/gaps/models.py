@@ -12,6 +12,7 @@ class GapStatus(models.TextChoices):
     OPEN = "open", "Open"
     ANSWERED = "answered", "Answered"
     DISMISSED = "dismissed", "Dismissed (no business value)"
+    COVERED = "covered", "Answered by the knowledge since"  # closed itself (apps.gaps.recheck)
 
 
 class GapTicket(models.Model):
@@ -30,6 +31,7 @@ class GapTicket(models.Model):
     answered_by = models.CharField(max_length=200, blank=True)
     fact_ids = models.JSONField(default=list, blank=True, help_text="Facts the owner's answer created")
     dismissed_reason = models.CharField(max_length=200, blank=True)
+    closed_note = models.TextField(blank=True, help_text="Why the question closed itself (what answers it)")
     digested_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -19,6 +19,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from apps.facts.extraction.guard import UNREADABLE, looks_like_instructions
 from apps.facts.lexical import content_words
 from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
@@ -57,7 +58,7 @@ contact_left = Signal()
 
 @dataclass(frozen=True)
 class GapRecorded:
-    ticket: GapTicket | None  # None: similar to a dismissed question, deliberately not recorded
+    ticket: GapTicket | None  # None: an attack, or similar to a dismissed question: not recorded
     ask: GapAsk | None
     merged: bool
 
@@ -72,6 +73,14 @@ def _nearest(vector: Any, status: str) -> tuple[GapTicket | None, float]:
     if ticket is None:
         return None, 0.0
     return ticket, 1.0 - float(ticket.distance)
+
+
+def is_attack(question: str) -> bool:
+    """A visitor's message that reads as instructions to an AI ("ignore your instructions...", "you
+    are now DAN") by the same guard that keeps such text out of the knowledge. A question the guard
+    merely cannot read (not English) is still a question."""
+    why = looks_like_instructions(question)
+    return why is not None and why != UNREADABLE
 
 
 @transaction.atomic
@@ -90,6 +99,8 @@ def gap_record(
     question = " ".join(question.split())[:2000]
     if not question:
         raise KnowledgeInputError("An empty question is not a gap.")
+    if is_attack(question):  # text addressed to the AI, not a question about the business
+        return GapRecorded(ticket=None, ask=None, merged=False)
     at = at or timezone.now()
     vector = query_vector if query_vector is not None else embedding.embed_query(question)
     dismissed, dismissed_sim = _nearest(vector, GapStatus.DISMISSED)

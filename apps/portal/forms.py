@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -142,6 +143,24 @@ class InviteForm(forms.Form):
         ],
         initial=Role.STAFF.value,
     )
+
+
+class AllowedSiteForm(forms.Form):
+    origin = forms.CharField(
+        label="Your site's address",
+        max_length=300,
+        help_text="Where the widget will show, e.g. https://www.example.com",
+        widget=forms.TextInput(attrs={"inputmode": "url", "autocomplete": "url", "spellcheck": "false"}),
+    )
+
+    def clean_origin(self) -> str:
+        raw = self.cleaned_data["origin"].strip()
+        # An owner pastes the page they are on ("https://www.example.com/contact"): its origin is meant.
+        parts = urlsplit(raw if "://" in raw else f"https://{raw}")
+        normalised = normalise_origin(f"{parts.scheme}://{parts.netloc}") if parts.netloc else None
+        if normalised is None:
+            raise ValidationError(f"{raw!r} is not a web address such as https://www.example.com.")
+        return normalised
 
 
 class WidgetSettingsForm(forms.ModelForm):

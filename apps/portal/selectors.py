@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
-from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from apps.accounts.models import Invitation, Membership, Role
-from apps.chat.models import Conversation, Decision, Message
+from apps.chat.models import Conversation, Decision, Message, WidgetSettings, own_tests_q
 from apps.chat.models import Role as MessageRole
 from apps.facts.models import (
     Disagreement,
@@ -81,6 +81,8 @@ class Dashboard:
     last_sync_job: IngestionJob | None
     website: str
     days: list[DayCount] = field(default_factory=list)
+    visitor_questions: int = 0  # ever asked by visitors (not the owner's tests): an empty state's truth
+    live_facts: int = 0
     model_turns_today: int = 0  # turns the language model was asked to answer
     model_fallbacks_today: int = 0  # of them, turns the built-in answerer answered instead
 
@@ -92,11 +94,17 @@ class Dashboard:
 
 
 def _answer_counts(since: datetime) -> tuple[int, int]:
-    counts = Message.objects.filter(
-        role=MessageRole.ASSISTANT, created_at__gte=since, decision__in=[Decision.ANSWER, Decision.UNKNOWN]
-    ).aggregate(
-        answered=Count("id", filter=Q(decision=Decision.ANSWER)),
-        unanswered=Count("id", filter=Q(decision=Decision.UNKNOWN)),
+    counts = (
+        Message.objects.filter(
+            role=MessageRole.ASSISTANT,
+            created_at__gte=since,
+            decision__in=[Decision.ANSWER, Decision.UNKNOWN],
+        )
+        .exclude(own_tests_q("conversation__"))  # the owner's own tests are not visitors' questions
+        .aggregate(
+            answered=Count("id", filter=Q(decision=Decision.ANSWER)),
+            unanswered=Count("id", filter=Q(decision=Decision.UNKNOWN)),
+        )
     )
     return counts["answered"], counts["unanswered"]
 
@@ -106,7 +114,8 @@ def daily_counts(*, today: date, days: int = CHART_DAYS) -> list[DayCount]:
     first = today - timedelta(days=days - 1)
     since = _day_start(first)
     started = dict(
-        Conversation.objects.filter(started_at__gte=since)
+        Conversation.objects.visitors()
+        .filter(started_at__gte=since)
         .annotate(day=TruncDate("started_at"))
         .values_list("day")
         .annotate(n=Count("id"))
@@ -114,6 +123,7 @@ def daily_counts(*, today: date, days: int = CHART_DAYS) -> list[DayCount]:
     )
     unanswered = dict(
         Message.objects.filter(role=MessageRole.ASSISTANT, decision=Decision.UNKNOWN, created_at__gte=since)
+        .exclude(own_tests_q("conversation__"))
         .annotate(day=TruncDate("created_at"))
         .values_list("day")
         .annotate(n=Count("id"))
@@ -166,8 +176,8 @@ def dashboard(*, today: date | None = None) -> Dashboard:
     last_sync_at, website = _last_sync()
     return Dashboard(
         today=today,
-        conversations_today=Conversation.objects.filter(started_at__gte=_day_start(today)).count(),
-        conversations_week=Conversation.objects.filter(started_at__gte=week_start).count(),
+        conversations_today=Conversation.objects.visitors().filter(started_at__gte=_day_start(today)).count(),
+        conversations_week=Conversation.objects.visitors().filter(started_at__gte=week_start).count(),
         answered=answered,
         unanswered=unanswered,
         open_gaps=list(open_gaps[:5]),
@@ -178,7 +188,59 @@ def dashboard(*, today: date | None = None) -> Dashboard:
         last_sync_job=last_website_job(),
         website=website,
         days=daily_counts(today=today),
+        visitor_questions=Message.objects.filter(role=MessageRole.VISITOR)
+        .exclude(own_tests_q("conversation__"))
+        .count(),
+        live_facts=Fact.objects.filter(status=FactStatus.LIVE).count(),
         **_model_health(since=_day_start(today)),
+    )
+
+
+@dataclass
+class Onboarding:
+    """The three steps of a new business's start, each done by what it leaves behind."""
+
+    live_facts: int  # 1. it knows something (a website read, a document, owner answers)
+    crawl_job: IngestionJob | None  # the website reading, while it runs: its progress is shown
+    website: str
+    previewed: bool  # 2. the owner asked it something in the preview
+    allowed_origins: list[str]  # 3. sites that may show the widget
+    visitor_seen: bool  # after 3: the first real visitor talked to it
+
+    @property
+    def knows(self) -> bool:
+        return self.live_facts > 0
+
+    @property
+    def embedded(self) -> bool:
+        return bool(self.allowed_origins)
+
+    @property
+    def done_count(self) -> int:
+        return sum((self.knows, self.previewed, self.embedded))
+
+    @property
+    def complete(self) -> bool:
+        return self.done_count == 3
+
+    @property
+    def reading(self) -> bool:
+        return self.crawl_job is not None and self.crawl_job.status in (JobStatus.QUEUED, JobStatus.RUNNING)
+
+
+def onboarding() -> Onboarding:
+    widget = WidgetSettings.objects.first()
+    settings_row = WebsiteSettings.objects.filter(pk=1).first()
+    previewed = (
+        Message.objects.filter(role=MessageRole.VISITOR).filter(own_tests_q("conversation__")).exists()
+    )
+    return Onboarding(
+        live_facts=Fact.objects.filter(status=FactStatus.LIVE).count(),
+        crawl_job=last_website_job(),
+        website=settings_row.start_url if settings_row else "",
+        previewed=previewed,
+        allowed_origins=list(widget.allowed_origins or []) if widget else [],
+        visitor_seen=Conversation.objects.visitors().exists(),
     )
 
 
@@ -369,9 +431,71 @@ def gaps_open() -> QuerySet[GapTicket]:
 def gaps_closed(limit: int = 20) -> QuerySet[GapTicket]:
     return (
         GapTicket.objects.exclude(status=GapStatus.OPEN)
-        .order_by("-last_asked_at")
+        .order_by(F("answered_at").desc(nulls_last=True), "-last_asked_at")
         .defer("embedding", "retrieval_log")[:limit]
     )
+
+
+@dataclass
+class AskContext:
+    """One visitor asking a question for the owner, with the turns that led to it."""
+
+    ask: GapAsk
+    conversation: Conversation | None
+    before: list[Message]  # the messages just before the question, oldest first
+
+    @property
+    def anchor(self) -> str:
+        return f"m{self.ask.message_id}" if self.ask.message_id else ""
+
+
+def gap_asks_context(ticket: GapTicket, *, limit: int = 3, turns_before: int = 4) -> list[AskContext]:
+    """The latest conversations that asked ``ticket`` (its asks must be prefetched newest first)."""
+    asks = [a for a in ticket.asks.all() if a.conversation_id][:limit]
+    conversations = Conversation.objects.in_bulk([a.conversation_id for a in asks])
+    out = []
+    for ask in asks:
+        conversation = conversations.get(ask.conversation_id)
+        before: list[Message] = []
+        if conversation is not None:
+            earlier = conversation.messages.filter(created_at__lt=ask.asked_at)
+            if ask.message_id:
+                earlier = conversation.messages.filter(pk__lt=ask.message_id)
+            before = list(earlier.order_by("-created_at", "-id")[:turns_before])[::-1]
+        out.append(AskContext(ask=ask, conversation=conversation, before=before))
+    return out
+
+
+@dataclass
+class GapFound:
+    """What the assistant found for a question for the owner, and why it was not enough (its log)."""
+
+    kept: list[dict[str, Any]]  # {"topic", "score"} of each piece it read, best first
+    confidence: float | None
+    needed: float | None  # the confidence below which a question is passed to the owner
+    reason: str
+
+
+def gap_found(ticket: GapTicket) -> GapFound:
+    log = ticket.retrieval_log or {}
+    kept = [
+        {"topic": k.get("topic", ""), "score": max((k.get("scores") or {}).values(), default=0.0)}
+        for k in log.get("kept", [])
+    ]
+    confidence = log.get("confidence", log.get("top_similarity"))
+    needed = (log.get("thresholds") or {}).get("values", {}).get("record_gap")
+    if not log:
+        reason = "No search was recorded for it."
+    elif not kept:
+        reason = "Nothing in the knowledge came close to it."
+    elif confidence is not None and needed is not None and confidence < needed:
+        reason = (
+            f"The best match scored {confidence:.2f}, below the {needed:.2f} the assistant needs to be "
+            "sure it is about the same thing."
+        )
+    else:
+        reason = "The facts it found do not say what was asked, so it did not guess."
+    return GapFound(kept=kept[:5], confidence=confidence, needed=needed, reason=reason)
 
 
 def gap_wordings(ticket: GapTicket, limit: int = 5) -> list[str]:
@@ -387,13 +511,15 @@ def gap_wordings(ticket: GapTicket, limit: int = 5) -> list[str]:
 # Conversations
 
 
-def conversations_list(limit: int = 100) -> QuerySet[Conversation]:
+def conversations_list(limit: int = 100, *, tests: bool = False) -> QuerySet[Conversation]:
+    """Visitors' conversations, newest first; or, with ``tests``, the owner's own (previews, drafts)."""
     first_question = (
         Message.objects.filter(conversation=OuterRef("pk"), role=MessageRole.VISITOR)
         .order_by("created_at", "id")
         .values("text")[:1]
     )
-    return Conversation.objects.annotate(
+    chosen = Conversation.objects.tests() if tests else Conversation.objects.visitors()
+    return chosen.annotate(
         turns=Count("messages", filter=Q(messages__role=MessageRole.VISITOR)),
         unanswered=Count("messages", filter=Q(messages__decision=Decision.UNKNOWN)),
         first_question=Subquery(first_question),
@@ -514,7 +640,7 @@ def business_usage(business: Business, *, today: date | None = None) -> Business
         last_sync_at, _ = _last_sync()
         return BusinessUsage(
             business=business,
-            conversations_30d=Conversation.objects.filter(started_at__gte=since).count(),
+            conversations_30d=Conversation.objects.visitors().filter(started_at__gte=since).count(),
             answered=answered,
             unanswered=unanswered,
             open_gaps=GapTicket.objects.filter(status=GapStatus.OPEN).count(),

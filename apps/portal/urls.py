@@ -7,6 +7,7 @@ from apps.portal import views, views_subjects, views_visitors, views_webhooks
 app_name = "portal"
 urlpatterns = [
     path("", views.business_home, name="home"),
+    path("start/", views.home_start, name="home_start"),
     path("knowledge/", views.knowledge, name="knowledge"),
     path("knowledge/topics/<int:pk>/", views.topic, name="knowledge_topic"),
     path("knowledge/facts/<int:pk>/replace/", views.fact_replace, name="knowledge_replace"),
@@ -33,6 +34,7 @@ urlpatterns = [
     path("conversations/<int:pk>/", views.conversation, name="conversations_detail"),
     path("conversations/answers/<int:pk>/fix/", views.answer_fix, name="conversations_fix"),
     path("widget/", views.widget, name="widget"),
+    path("widget/sites/", views.widget_site_add, name="widget_site"),
     path("team/", views.team, name="team"),
     path("webhooks/", views_webhooks.webhooks, name="webhooks"),
     path("webhooks/<int:pk>/", views_webhooks.webhooks_endpoint, name="webhooks_endpoint"),

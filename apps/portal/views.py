@@ -147,7 +147,39 @@ def business_home(request: HttpRequest) -> HttpResponse:
         desc=f"{sum(d.conversations for d in stats.days)} conversations and "
         f"{sum(d.unanswered for d in stats.days)} unanswered questions in 14 days.",
     )
-    return _page(request, "portal/dashboard.html", {"stats": stats, "chart": chart})
+    start = selectors.onboarding()
+    context: dict[str, Any] = {"stats": stats, "chart": chart, "start": None if start.complete else start}
+    if not start.complete:
+        context.update(_start_context(request, start))
+    return _page(request, "portal/dashboard.html", context)
+
+
+def _snippet(request: HttpRequest) -> str:
+    business = request.tenant  # type: ignore[attr-defined]
+    script = f"{settings.SITE_URL}{settings.STATIC_URL}xorventa/widget.js"
+    return f'<script src="{script}" data-key="{business.public_key}" async></script>'
+
+
+def _start_context(request: HttpRequest, start: selectors.Onboarding) -> dict[str, Any]:
+    """The three-step start of a new business: its forms post to the usual pages and come back here."""
+    return {
+        "website_defaults": ingestion.website_settings_get(),
+        "site_form": forms.AllowedSiteForm(),
+        "snippet": _snippet(request),
+        "public_key": request.tenant.public_key,  # type: ignore[attr-defined]
+    }
+
+
+@portal_page()
+def home_start(request: HttpRequest) -> HttpResponse:
+    """The start's progress line, polled by the dashboard while steps are left; each step's tick is
+    swapped in beside it (out of band), so the forms being typed in are never replaced."""
+    return _page(request, "portal/_start_progress.html", {"start": selectors.onboarding()})
+
+
+def _back(request: HttpRequest, default: str) -> HttpResponse:
+    """Forms on the dashboard's start post to their own pages and return to the dashboard."""
+    return redirect("portal:home" if request.POST.get("back") == "home" else default)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -332,7 +364,7 @@ def sources(request: HttpRequest) -> HttpResponse:
                 messages.error(request, f"Website settings saved, but {job.error}")
             else:
                 messages.success(request, "Website settings saved. Reading your website now…")
-            return redirect("portal:sources")
+            return _back(request, "portal:sources")
     context = {
         "page": selectors.sources_page(),
         "website_form": form,
@@ -406,7 +438,7 @@ def owner_answer_add(request: HttpRequest) -> HttpResponse:
     question = request.POST.get("question", "").strip()[:500]
     if not form.is_valid():
         messages.error(request, "Write an answer.")
-        return redirect("portal:sources")
+        return _back(request, "portal:sources")
     try:
         result = owner_answer_record(
             question=question, answer=form.cleaned_data["answer"], actor=_actor(request)
@@ -415,7 +447,7 @@ def owner_answer_add(request: HttpRequest) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         answer_saved(request, "Answer saved: it wins over the website and documents.", result=result)
-    return redirect("portal:sources")
+    return _back(request, "portal:sources")
 
 
 @portal_page()
@@ -432,9 +464,18 @@ def job(request: HttpRequest, pk: int) -> HttpResponse:
 @portal_page()
 def gaps(request: HttpRequest) -> HttpResponse:
     tickets = list(selectors.gaps_open())
-    rows = [{"ticket": t, "wordings": selectors.gap_wordings(t)} for t in tickets]
+    rows = [_gap_row(t) for t in tickets]
     context = {"rows": rows, "closed": selectors.gaps_closed(), "answer_form": forms.AnswerForm()}
     return _page(request, "portal/gaps.html", context)
+
+
+def _gap_row(ticket: GapTicket) -> dict[str, Any]:
+    return {
+        "ticket": ticket,
+        "wordings": selectors.gap_wordings(ticket),
+        "asks": selectors.gap_asks_context(ticket),
+        "found": selectors.gap_found(ticket),
+    }
 
 
 def _gap_done(request: HttpRequest, ticket: GapTicket, form: Any = None) -> HttpResponse:
@@ -481,7 +522,14 @@ def gap_dismiss_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @portal_page()
 def conversations(request: HttpRequest) -> HttpResponse:
-    return _page(request, "portal/conversations.html", {"conversations": selectors.conversations_list()})
+    """Visitors' conversations; ?tests=1 the owner's own previews and drafts, kept out of the figures."""
+    tests = request.GET.get("tests") == "1"
+    context = {
+        "conversations": selectors.conversations_list(tests=tests),
+        "tests": tests,
+        "test_count": Conversation.objects.tests().count(),
+    }
+    return _page(request, "portal/conversations.html", context)
 
 
 @portal_page()
@@ -534,10 +582,27 @@ def widget(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, "Widget settings saved. The preview below uses them.")
         return redirect("portal:widget")
-    script = f"{settings.SITE_URL}{settings.STATIC_URL}xorventa/widget.js"
-    snippet = f'<script src="{script}" data-key="{business.public_key}" async></script>'
-    context = {"form": form, "snippet": snippet, "public_key": business.public_key}
+    context = {"form": form, "snippet": _snippet(request), "public_key": business.public_key}
     return _page(request, "portal/widget.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@portal_page(BUSINESS_ROLES_MANAGE)
+def widget_site_add(request: HttpRequest) -> HttpResponse:
+    """One more site that may show the widget (the dashboard's start; the Widget page edits the list)."""
+    form = forms.AllowedSiteForm(request.POST)
+    if not form.is_valid():
+        messages.error(
+            request, " ".join(str(e) for e in form.errors.get("origin") or ["Write the site's address."])
+        )
+        return _back(request, "portal:widget")
+    row = widget_settings()
+    origin = form.cleaned_data["origin"]
+    if origin not in (row.allowed_origins or []):
+        row.allowed_origins = [*(row.allowed_origins or []), origin]
+        row.save(update_fields=["allowed_origins", "updated_at"])
+    messages.success(request, f"{origin} may show the widget now.")
+    return _back(request, "portal:widget")
 
 
 @portal_page(BUSINESS_ROLES_MANAGE)

@@ -967,7 +967,7 @@ def run_suite(
     corpus also take the full path (None: all of them). Planting crawls a local site and uploads a
     document through the real jobs with ``extractor`` (the configured one when None)."""
     from apps.chat.answering.base import get_answerer
-    from apps.facts.extraction.base import get_extractor
+    from apps.facts.extraction.factory import get_extractor
     from apps.facts.ingestion import document_upload, website_crawl_start
 
     started_all = time.perf_counter()

@@ -35,7 +35,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.facts.extraction.base import Extractor, get_extractor
+from apps.facts.extraction.base import Extractor
+from apps.facts.extraction.factory import get_extractor
 from apps.facts.models import (
     Disagreement,
     Fact,

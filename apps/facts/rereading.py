@@ -19,7 +19,8 @@ from datetime import datetime, timedelta
 from django.db.models import Min
 from django.utils import timezone
 
-from apps.facts.extraction.base import Extractor, get_extractor
+from apps.facts.extraction.base import Extractor
+from apps.facts.extraction.factory import get_extractor
 from apps.facts.models import PartReading, SourcePart, SourceVersion, VersionOutcome
 from apps.facts.schedules import reread_schedule_set
 from apps.facts.services import (

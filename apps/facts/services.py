@@ -33,9 +33,9 @@ from apps.facts.extraction.base import (
     ExtractionError,
     Extractor,
     ModelOutputError,
-    get_extractor,
     topic_key,
 )
+from apps.facts.extraction.factory import get_extractor
 from apps.facts.extraction.guard import UNTRUSTED_KINDS, host_of, screen_parts
 from apps.facts.extraction.parts import Part, normalise, split_parts
 from apps.facts.lexical import content_words, overlap

@@ -247,6 +247,6 @@ def test_deterministic_and_fast() -> None:
 
 
 def test_get_extractor_without_django_settings_is_builtin() -> None:
-    from apps.facts.extraction.base import get_extractor
+    from apps.facts.extraction.factory import get_extractor
 
     assert get_extractor().name == "builtin"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import date
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -134,38 +134,3 @@ def match_topic(name: str, existing: list[str]) -> str:
         if topic_key(topic) == key:
             return topic
     return name
-
-
-def get_extractor() -> Extractor:
-    """The configured extractor: settings.XORVENTA_EXTRACTOR = "builtin" | "llm" | "auto" (default).
-
-    "auto" uses the language-model extractor when a model is configured, else the built-in one.
-    """
-    choice = str(_setting("XORVENTA_EXTRACTOR", "auto") or "auto").lower()
-    if choice == "builtin":
-        from .builtin import BuiltinExtractor
-
-        return BuiltinExtractor()
-    if choice == "llm":
-        from .llm import LLMExtractor
-
-        return LLMExtractor()
-    from apps.integrations.llm import llm_configured
-
-    if llm_configured():
-        from .llm import LLMExtractor
-
-        return LLMExtractor()
-    from .builtin import BuiltinExtractor
-
-    return BuiltinExtractor()
-
-
-def _setting(name: str, default: Any) -> Any:
-    try:
-        from django.conf import settings
-    except ImportError:  # pragma: no cover - Django is a dependency, but keep the module standalone
-        return default
-    if not settings.configured:
-        return default
-    return getattr(settings, name, default)

@@ -26,80 +26,80 @@ from apps.facts.lexical import content_words, stem
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
 from .builtin_dates import Validity, find_validity, mask, parse_days, parse_hours
 from .builtin_patterns import (
-    _ADVERB_OBJECT,
-    _ADVERBS,
-    _AREA,
-    _CONTEXT_LABEL,
-    _DAY_PHRASE,
-    _DURATION_KINDS,
-    _FINITE,
-    _IMPERATIVE,
-    _LEAD,
-    _PARTICLES,
-    _PASSIVE,
-    _PERIOD,
-    _PERSON,
-    _PRED_WORDS,
-    _PREDICATE,
-    _PREP_CUT,
-    _TYPOGRAPHY,
     ADDRESS_RE,
+    ADVERB_OBJECT,
+    ADVERBS,
     ANIMALS,
+    AREA,
     CONDITION_BEFORE,
+    CONTEXT_LABEL,
+    DAY_PHRASE,
     DAY_WORD,
     DETERMINERS,
     DISTANCE_RE,
+    DURATION_KINDS,
     DURATION_RE,
     EMAIL_RE,
     FEE_ASPECTS,
     FILLER_START,
+    FINITE,
     FREE_RE,
+    IMPERATIVE,
     INSURANCE_RE,
+    LEAD,
     NOT_FREE_BEFORE,
     NOT_OFFERED,
     NOTICE_RE,
     OFFER_VERBS,
+    PARTICLES,
+    PASSIVE,
     PAYMENT_RE,
     PERCENT_RE,
+    PERIOD,
+    PERSON,
     PHONE_RE,
+    PRED_WORDS,
+    PREDICATE,
     PREMISES,
+    PREP_CUT,
     PRICE_RE,
     PRONOUNS,
     SENTIMENT,
     TOPIC_ALIASES,
+    TYPOGRAPHY,
     URL_RE,
     VERB_TOPICS,
-    _clauses,
-    _drop_stopwords,
-    _duration_value,
-    _full_clause,
-    _gerund,
-    _is_avail,
-    _join,
-    _lemma,
-    _lower_first,
-    _mentions,
-    _object_phrase,
-    _possessive,
-    _price_value,
-    _split_label,
-    _split_list,
-    _split_verb,
-    _statement_aspect,
-    _words,
     agree,
     alias_topic,
     be,
     capitalise,
+    clauses_of,
     clean_np,
     conjugate_3sg,
     display_np,
+    drop_stopwords,
+    duration_value,
+    full_clause,
+    gerund,
+    is_avail,
     join_compound_nouns,
+    join_list,
+    lemma_of,
+    lower_first,
+    mentions_in,
+    object_phrase,
     period_of,
     plural,
     polarity,
+    possessive,
+    price_value,
     resolve,
     sentence_end,
+    split_label,
+    split_list,
+    split_verb,
+    statement_aspect,
+    words_of,
 )
 from .parts import normalise, split_sentences
 from .tables import RowCell
@@ -114,11 +114,11 @@ class BuiltinExtractor:
         text = check_text(text)
         if not text:
             return []
-        text = text.translate(_TYPOGRAPHY)
+        text = text.translate(TYPOGRAPHY)
         run = _Run(context)
         if context.row is not None:  # a priced cell of a list or table: its structure is the fact
             return run.row_cell(context.row)
-        question = normalise((context.question or "").translate(_TYPOGRAPHY))
+        question = normalise((context.question or "").translate(TYPOGRAPHY))
         if question:
             found = run.answer(question, normalise(text))
         else:
@@ -180,7 +180,7 @@ def _names_payment(phrase: str) -> bool:
 
 def _period_phrase(text: str) -> str:
     """The period as the text says it, with its preposition: "on Christmas Day", "in winter"."""
-    m = _PERIOD.search(text)
+    m = PERIOD.search(text)
     if not m:
         return ""
     before = re.search(r"(?i)\b(?:on|in|during|over|for|at)\s+(?:the\s+)?$", text[: m.start()])
@@ -235,7 +235,7 @@ class _Run:
     def __post_init__(self) -> None:
         self.topics = list(self.context.existing_topics)
         self.biz = normalise(self.context.business_name) or "The business"
-        self.biz_words = {w.lower() for w in _words(self.biz)}
+        self.biz_words = {w.lower() for w in words_of(self.biz)}
 
     # -- names ------------------------------------------------------------------------------
 
@@ -269,12 +269,12 @@ class _Run:
             return False
         if low in PREMISES or (low.split()[-1] in PREMISES and len(low.split()) <= 2):
             return True
-        return bool(self.biz_words) and set(_words(low)) <= self.biz_words | {"the"}
+        return bool(self.biz_words) and set(words_of(low)) <= self.biz_words | {"the"}
 
     def names_business(self, phrase: str) -> bool:
         """Whether a phrase, word for word, is the business or its premises ("the Burma Love", "your
         hotel", "Tadu Ethiopian Kitchen" for "Tadu Ethiopian Kitchen - Tenderloin")."""
-        words = [w.lower().replace("'", "") for w in _words(phrase)]
+        words = [w.lower().replace("'", "") for w in words_of(phrase)]
         if words and words[0] in {"the", "your", "this", "our"}:
             words = words[1:]
         if not words:
@@ -308,7 +308,7 @@ class _Run:
         hours = self.hours(text, masked, validity, hint)
         found.extend(hours)
         if hours and re.search(r"[$£€]\s?\d", masked):
-            label, _, _ = _split_label(text)
+            label, _, _ = split_label(text)
             for piece in re.split(r"[,;]\s*", masked):
                 if re.search(r"[$£€]\s?\d", piece):
                     subject = self.subject(piece, label, hint)
@@ -317,8 +317,8 @@ class _Run:
                     )
         uncovered = False
         if not hours and not found:
-            label, body, body_start = _split_label(text)
-            for clause, start in _clauses(body, body_start):
+            label, body, body_start = split_label(text)
+            for clause, start in clauses_of(body, body_start):
                 dets = self.clause(clause, masked[start : start + len(clause)], label, hint)
                 if not dets:
                     uncovered = uncovered or not self.is_filler(clause)
@@ -390,14 +390,14 @@ class _Run:
         for m in emails:
             email = m.group(0).rstrip(".")
             out.append(
-                self._cand(contact, "email", email, f"{_possessive(self.biz)} email address is {email}.")
+                self._cand(contact, "email", email, f"{possessive(self.biz)} email address is {email}.")
             )
         blocked = [(m.start(), m.end()) for m in emails]
         for m in URL_RE.finditer(text):
             if any(a <= m.start() < b for a, b in blocked):
                 continue
             url = m.group(0).rstrip(".")
-            out.append(self._cand(contact, "website", url, f"{_possessive(self.biz)} website is {url}."))
+            out.append(self._cand(contact, "website", url, f"{possessive(self.biz)} website is {url}."))
             blocked.append((m.start(), m.end()))
         for m in PHONE_RE.finditer(text):
             phone = m.group(1).strip()
@@ -415,7 +415,7 @@ class _Run:
             kind = "WhatsApp" if re.search(r"(?i)whatsapp", text) else "phone"
             what = "WhatsApp number" if kind == "WhatsApp" else "phone number"
             aspect = "whatsapp" if kind == "WhatsApp" else "phone"
-            out.append(self._cand(contact, aspect, phone, f"{_possessive(self.biz)} {what} is {phone}."))
+            out.append(self._cand(contact, aspect, phone, f"{possessive(self.biz)} {what} is {phone}."))
         for m in ADDRESS_RE.finditer(text):
             address = m.group(0).strip().rstrip(".,")
             location = self.topic("Location", alias=False)
@@ -461,8 +461,8 @@ class _Run:
         framed = re.match(r"(?i)\W*(?:(?:from|between|in|during|over|on|at|for)\s+(?:the\s+)?)?", masked)
         opening = masked[framed.end() :] if framed else masked
         period = period_of(opening[:40])
-        if period and not validity.spans and _PERIOD.match(opening):
-            # "In winter we close at 5pm on weekdays.": the hours of a period, one fact (see _PERIOD).
+        if period and not validity.spans and PERIOD.match(opening):
+            # "In winter we close at 5pm on weekdays.": the hours of a period, one fact (see PERIOD).
             statement = resolve(text, self.biz, hint.phrase if hint else None)
             return [Candidate(topic=topic, aspect=f"hours {period}", value=None, statement=statement)]
         out: list[Candidate] = []
@@ -473,8 +473,8 @@ class _Run:
                 day = spec.day_key or (hint.days if hint is not None and hint.days else None)
                 aspect = f"hours {day}" if day else "hours"
                 value = spec.value
-            if len(specs) == 1 and hint is not None and hint.declarative and not _full_clause(text):
-                statement = sentence_end(f"{hint.declarative} {_lower_first(text)}")
+            if len(specs) == 1 and hint is not None and hint.declarative and not full_clause(text):
+                statement = sentence_end(f"{hint.declarative} {lower_first(text)}")
             elif len(specs) == 1 and re.search(
                 r"(?i)\b(?:available|served|open|opens|closed|closes|runs?|is|are|will|offered)\b|'s\b|'re\b",
                 text,
@@ -513,7 +513,7 @@ class _Run:
         return sentence_end(f"{topic} at {self.biz}: {days}, {times}{when}".replace(": , ", ": "))
 
     def hours_topic(self, masked: str, hint: _Q | None) -> str:
-        label, body, _ = _split_label(masked)
+        label, body, _ = split_label(masked)
         if label and not re.search(r"(?i)hours|times|schedule|open", label) and not parse_days(label):
             return self.topic(label)
         m = re.match(
@@ -536,7 +536,7 @@ class _Run:
     # -- one clause -----------------------------------------------------------------------------
 
     def clause(self, clause: str, masked: str, label: str, hint: _Q | None) -> list[_Det]:
-        lead = _LEAD.match(clause)
+        lead = LEAD.match(clause)
         if lead and len(clause) - lead.end() > 3:
             clause, masked = clause[lead.end() :], masked[lead.end() :]
         clause = clause.strip().rstrip(".!")
@@ -562,7 +562,7 @@ class _Run:
 
     def subject(self, clause: str, label: str, hint: _Q | None) -> _Subject:
         """The subject of a clause: the noun phrase before its predicate, else the label or question."""
-        m = _PREDICATE.search(clause)
+        m = PREDICATE.search(clause)
         price = PRICE_RE.search(clause)
         cut = min(m.start() if m else len(clause), price.start() if price else len(clause))
         pct = re.search(r"\d+(?:\.\d+)?\s?%", clause)
@@ -586,7 +586,7 @@ class _Run:
             else ""
         )
         if not raw or not clean_np(raw):
-            if label and not _CONTEXT_LABEL.search(label) and not parse_days(label):
+            if label and not CONTEXT_LABEL.search(label) and not parse_days(label):
                 return _Subject(self.topic(label), display_np(label), True)
             if self.last is not None:
                 return _Subject(self.last.topic, self.last.phrase, False)
@@ -646,26 +646,26 @@ class _Run:
             body,
             maxsplit=1,
         )
-        pos = _split_list(parts[0]) if not negated else []
-        neg = _split_list(parts[1]) if len(parts) > 1 else []
+        pos = split_list(parts[0]) if not negated else []
+        neg = split_list(parts[1]) if len(parts) > 1 else []
         if negated:
-            neg = _split_list(parts[0]) + neg
+            neg = split_list(parts[0]) + neg
         topic = self.topic("Insurance" if insurance else "Payment", alias=False)
         what = "insurance" if insurance else "payment"
         dets: list[_Det] = []
         if pos:
             value = ", ".join(i.lower() for i in pos)
             aspect = "insurance accepted" if insurance else "payment methods"
-            dets.append(_Det(topic, aspect, value, f"{self.biz} accepts {_join(pos)}", temporal=True))
+            dets.append(_Det(topic, aspect, value, f"{self.biz} accepts {join_list(pos)}", temporal=True))
         for item in neg:
             dets.append(_Det(topic, f"{what}: {item.lower()}", "no", f"{self.biz} does not accept {item}"))
         return dets
 
     def service_area(self, clause: str) -> list[_Det]:
-        m = _AREA.search(clause)
+        m = AREA.search(clause)
         if not m:
             return []
-        items = _split_list(m.group("list"))
+        items = split_list(m.group("list"))
         items = [
             i for i in items if not parse_days(i) and not PAYMENT_RE.search(i) and not INSURANCE_RE.search(i)
         ]
@@ -675,14 +675,14 @@ class _Run:
         topic = self.topic("Delivery" if delivery else "Service area", alias=False)
         aspect = "delivery area" if delivery else "service area"
         verb = "delivers to" if delivery else "serves"
-        return [_Det(topic, aspect, ", ".join(items), f"{self.biz} {verb} {_join(items)}")]
+        return [_Det(topic, aspect, ", ".join(items), f"{self.biz} {verb} {join_list(items)}")]
 
     def prices(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
         best: tuple[int, str, str] | None = None  # (position, value, text as written)
         for m in PRICE_RE.finditer(clause):
             if CONDITION_BEFORE.search(clause[: m.start()]):
                 continue
-            best = (m.start(), _price_value(m), m.group(0).strip())
+            best = (m.start(), price_value(m), m.group(0).strip())
             break
         for m in FREE_RE.finditer(clause):
             if NOT_FREE_BEFORE.search(clause[: m.start()]):
@@ -698,7 +698,7 @@ class _Run:
             verbs = [
                 w
                 for w in re.finditer(r"[A-Za-z][\w'-]*", clause[: best[0]])
-                if _lemma(w.group(0)) in OFFER_VERBS
+                if lemma_of(w.group(0)) in OFFER_VERBS
             ]
             if verbs:
                 np = clause[verbs[-1].end() : best[0]]
@@ -758,7 +758,7 @@ class _Run:
                 end += per.end() if per else 0
                 written = clause[qty.start() if qty else best[0] : end].strip()
         gap = clause[: best[0]]
-        verbless = not _PREDICATE.search(gap) and not re.match(r"(?i)starts? at", written)
+        verbless = not PREDICATE.search(gap) and not re.match(r"(?i)starts? at", written)
         if (
             own
             and not after_noun
@@ -769,7 +769,7 @@ class _Run:
         ):
             tail = clause[best[0] + len(written) :].rstrip(" .")
             verb = be(
-                _PREP_CUT.sub("", name) or name
+                PREP_CUT.sub("", name) or name
             )  # "Sourdough loaves are", "Full groom for small dogs is"
             return [_Det(topic, aspect, best[1], f"{name} {verb} {written}{tail}", own_subject=False)]
         if best[1] == "free":
@@ -789,7 +789,7 @@ class _Run:
         m = NOTICE_RE.search(clause)
         if not m:
             return []
-        value = _duration_value(m.group("dur"))
+        value = duration_value(m.group("dur"))
         if re.search(r"(?i)\bcancel", clause):
             topic = self.topic("Cancellations", alias=False)
             said = (
@@ -829,8 +829,8 @@ class _Run:
             before = clause[: m.start()]
             if re.search(r"(?i)\b(?:less|more) than\s*$|\bages?\s*$|\bunder\s*$", before):
                 continue
-            value = _duration_value(m.group(0))
-            aspect = next((kind for pattern, kind in _DURATION_KINDS if re.search(pattern, clause)), "")
+            value = duration_value(m.group(0))
+            aspect = next((kind for pattern, kind in DURATION_KINDS if re.search(pattern, clause)), "")
             if not aspect:
                 continue
             topic, phrase, own = subject.topic, subject.phrase, subject.own
@@ -934,7 +934,7 @@ class _Run:
             negated = bool(m.group(1))
             template = f"There {be(phrase)} {'no ' if negated else ''}{m.group(2)} at {self.biz}"
             return [_Det(self.topic(phrase), "availability", "no" if negated else "yes", template)]
-        m = _PASSIVE.match(c)
+        m = PASSIVE.match(c)
         if m:
             obj = m.group("obj")
             if re.fullmatch(r"(?i)it|they|this|that|these|those", obj.strip()):
@@ -967,12 +967,12 @@ class _Run:
     def active_offering(self, c: str, hint: _Q | None) -> list[_Det]:
         found = None
         for m in re.finditer(r"[A-Za-z][\w'-]*", c):
-            lemma = _lemma(m.group(0))
+            lemma = lemma_of(m.group(0))
             nxt = re.match(r"\s+([a-z]+)", c[m.end() :])
             if (
                 lemma in {"do", "have"}
                 and nxt
-                and (nxt.group(1) in {"not", "been", "got"} or _lemma(nxt.group(1)) in OFFER_VERBS)
+                and (nxt.group(1) in {"not", "been", "got"} or lemma_of(nxt.group(1)) in OFFER_VERBS)
             ):
                 continue  # "we do not groom", "we have been", "we do offer"
             if nxt and f"{lemma} {nxt.group(1)}" in OFFER_VERBS:
@@ -987,7 +987,7 @@ class _Run:
         lead = c[:start]
         nm = re.search(
             rf"(?i)(?P<neg>no longer|don't|do not|doesn't|does not|can't|cannot|won't|will not|never|not)?\s*"
-            rf"(?P<adv>(?:{_ADVERBS}\s+)*)$",
+            rf"(?P<adv>(?:{ADVERBS}\s+)*)$",
             lead,
         )
         assert nm is not None
@@ -1000,15 +1000,15 @@ class _Run:
             neg, adv = "no longer", ""
         verb2 = ""
         m2 = re.match(r"\s+and\s+([a-z]+)\b", c[end:])
-        if m2 and _lemma(m2.group(1)) in OFFER_VERBS:
-            verb2 = _lemma(m2.group(1))
+        if m2 and lemma_of(m2.group(1)) in OFFER_VERBS:
+            verb2 = lemma_of(m2.group(1))
             end += m2.end()
         obj = c[end:].strip()
         if not obj or any(w.lower() in NOT_OFFERED for w in re.findall(r"[\w'-]+", obj)[:4]):
             return []
-        rest = _PREP_CUT.search(" " + obj)
+        rest = PREP_CUT.search(" " + obj)
         qualifier = obj[rest.start() :] if rest else ""
-        items = _split_list(_PREP_CUT.sub("", " " + obj).strip())
+        items = split_list(PREP_CUT.sub("", " " + obj).strip())
         items = [i for i in items if clean_np(i) and clean_np(i).split()[0].lower() not in NOT_OFFERED]
         if not items:
             return []
@@ -1059,25 +1059,25 @@ class _Run:
             or set(words) & SENTIMENT
         ):
             return True
-        return not _FINITE.search(t) or words[0] in _IMPERATIVE
+        return not FINITE.search(t) or words[0] in IMPERATIVE
 
     def general(self, text: str, hint: _Q | None, validity: Validity) -> Candidate:
         """A sentence with no recognised pattern, kept whole as one fact."""
         statement = resolve(text, self.biz, hint.phrase if hint else None)
-        label, body, _ = _split_label(text)
+        label, body, _ = split_label(text)
         topic = ""
-        if label and not _CONTEXT_LABEL.search(label) and len(label.split()) <= 4:
+        if label and not CONTEXT_LABEL.search(label) and len(label.split()) <= 4:
             topic = self.topic(label)
         if not topic:
-            m = _PREDICATE.search(body)
-            raw = _LEAD.sub("", body[: m.start()]) if m else ""
-            named = raw.strip() and not self.is_self(raw) and not _PERSON.match(raw.strip())
+            m = PREDICATE.search(body)
+            raw = LEAD.sub("", body[: m.start()]) if m else ""
+            named = raw.strip() and not self.is_self(raw) and not PERSON.match(raw.strip())
             if named and 0 < len(clean_np(raw).split()) <= 4:
                 topic = self.topic(raw)
         topic = topic or self.about()
         return Candidate(
             topic=topic,
-            aspect=_statement_aspect(statement),
+            aspect=statement_aspect(statement),
             statement=statement,
             valid_from=validity.valid_from,
             valid_to=validity.valid_to,
@@ -1119,11 +1119,11 @@ class _Run:
             validity = find_validity(rest, self.context.learned_on)
             specs = parse_hours(f"{q.days_text} {mask(rest, validity.spans)}", open_word=True)
             if specs and specs[0].value:
-                statement = sentence_end(f"{q.declarative} {_lower_first(rest)}")
+                statement = sentence_end(f"{q.declarative} {lower_first(rest)}")
                 found.append(self._hours_cand(q, specs[0].day_key, specs[0].value, statement, validity))
                 uncovered = False
-        avail = [c for c in found if _is_avail(c.aspect)]
-        other = [c for c in found if not _is_avail(c.aspect)]
+        avail = [c for c in found if is_avail(c.aspect)]
+        other = [c for c in found if not is_avail(c.aspect)]
         if (
             pol is None
             and q.affirm
@@ -1171,33 +1171,33 @@ class _Run:
     def fold(self, base: str, rest: str, q: _Q) -> str:
         """The yes/no statement completed by the rest of the answer ("..., in any amount, in store")."""
         resolved = resolve(rest, self.biz, q.phrase)
-        if _full_clause(rest):
+        if full_clause(rest):
             # The answer stands alone only when it names what was asked: "No, you have to apply for a
             # refund" to "Can I change my ticket?" mentions the ticket but not the change.
-            if _mentions(q.phrase, rest) and (not q.action or _mentions_verb(q.action, rest)):
+            if mentions_in(q.phrase, rest) and (not q.action or _mentions_verb(q.action, rest)):
                 return resolved
             tail = re.sub(rf"^{re.escape(self.biz)}\b", "it", resolved)
-            return sentence_end(f"{base}; {_lower_first(tail)}")
-        return sentence_end(f"{base}, {_lower_first(resolved)}")
+            return sentence_end(f"{base}; {lower_first(tail)}")
+        return sentence_end(f"{base}, {lower_first(resolved)}")
 
     def whole_answer(self, q: _Q, rest: str, validity: Validity) -> Candidate:
         """An answer with no recognised pattern, made self-contained."""
         value = None
         if q.value_kind == "money":
             m = PRICE_RE.search(rest)
-            value = _price_value(m) if m else None
+            value = price_value(m) if m else None
         elif q.value_kind == "duration":
             m = DURATION_RE.search(rest)
-            value = _duration_value(m.group(0)) if m else None
+            value = duration_value(m.group(0)) if m else None
         elif q.value_kind == "distance":
             m = DISTANCE_RE.search(rest)
             value = m.group("dist") if m else None
-        if _full_clause(rest) or not q.declarative:
+        if full_clause(rest) or not q.declarative:
             statement = resolve(rest, self.biz, q.phrase)
-            if not _full_clause(rest) and not _mentions(q.phrase, rest):
-                statement = sentence_end(f"{q.phrase}: {_lower_first(rest)}")
+            if not full_clause(rest) and not mentions_in(q.phrase, rest):
+                statement = sentence_end(f"{q.phrase}: {lower_first(rest)}")
         else:
-            statement = sentence_end(f"{q.declarative} {_lower_first(rest.rstrip('.'))}")
+            statement = sentence_end(f"{q.declarative} {lower_first(rest.rstrip('.'))}")
         return Candidate(
             topic=q.topic,
             aspect=q.aspect,
@@ -1251,7 +1251,7 @@ class _Run:
         if m:
             topic = self.topic("Minimum age", alias=False)
             return _Q(topic, "Minimum age", "minimum age")
-        day_m = re.search(rf"(?:\b(?:on|at|during)\s+)?(?:{_DAY_PHRASE})", q)
+        day_m = re.search(rf"(?:\b(?:on|at|during)\s+)?(?:{DAY_PHRASE})", q)
         if re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", q) and not re.search(
             r"(?i)\bopen (?:an?|the) \w+|\bclose to\b", q
         ):
@@ -1280,7 +1280,7 @@ class _Run:
         if m and clean_np(m.group("np")):
             np = m.group("np")
             return _Q(self.topic(np), clean_np(np), clean_np(np).lower(),
-                      declarative=f"{_possessive(biz)} {clean_np(np).lower()} {be(np)}")  # fmt: skip
+                      declarative=f"{possessive(biz)} {clean_np(np).lower()} {be(np)}")  # fmt: skip
         m = re.match(  # "What is served for breakfast?": breakfast, what is served
             r"(?i)^what (?:is|are)\s+(?P<pp>served|offered|included|provided|available|sold)\s+(?:for|at|with|in)\s+"
             r"(?P<np>.+)$",
@@ -1326,7 +1326,7 @@ class _Run:
             if np:
                 phrase = clean_np(np.group("np"))
             elif act and act.group("v").lower() not in {"need", "have", "give", "be", "do"}:
-                phrase = capitalise(_gerund(act.group("v").lower()))  # "How early should I arrive?": Arriving
+                phrase = capitalise(gerund(act.group("v").lower()))  # "How early should I arrive?": Arriving
             else:
                 phrase = "Orders"
             return _Q(self.topic(phrase), phrase, "lead time", value_kind="duration")
@@ -1350,12 +1350,12 @@ class _Run:
         if m:
             vp = m.group("vp")
             topic = (
-                self.topic(_object_phrase(vp))
-                if _object_phrase(vp)
+                self.topic(object_phrase(vp))
+                if object_phrase(vp)
                 else self.topic("Response time", alias=False)
             )
             aux = "can" if m.group("aux").lower() in {"can", "would"} else "will"
-            return _Q(topic, clean_np(_object_phrase(vp)) or topic, "response time",
+            return _Q(topic, clean_np(object_phrase(vp)) or topic, "response time",
                       declarative=f"{biz} {aux} {vp}", value_kind="duration")  # fmt: skip
         m = re.match(r"(?i)^how long (?:does|do|will|is|are) (?P<np>.+?)(?:\s+(?:take|last))?$", q)
         if m:
@@ -1385,8 +1385,8 @@ class _Run:
             q,
         )
         if m:  # "Do I need to make an appointment?": whether something is required
-            verb, rest = _split_verb(m.group("vp"))
-            phrase = clean_np(rest) or VERB_TOPICS.get(verb) or capitalise(_gerund(verb.split()[0]))
+            verb, rest = split_verb(m.group("vp"))
+            phrase = clean_np(rest) or VERB_TOPICS.get(verb) or capitalise(gerund(verb.split()[0]))
             who = m.group("who").lower()
             who = "Customers" if who in {"i", "we", "you", "one"} else who.capitalize()
             vp = re.sub(r"(?i)\b(?:my|our)\b", "their", m.group("vp"))
@@ -1411,9 +1411,9 @@ class _Run:
             q,
         )
         if m:
-            np, (verb, rest) = m.group("np"), _split_verb(m.group("vp"))
+            np, (verb, rest) = m.group("np"), split_verb(m.group("vp"))
             name, tail = f"The {np}", f" {rest}" if rest else ""
-            return _Q(self.topic(np), np, _statement_aspect(m.group("vp")), f"{name} {agree(verb, np)}{tail}",
+            return _Q(self.topic(np), np, statement_aspect(m.group("vp")), f"{name} {agree(verb, np)}{tail}",
                       f"{name} {'do' if plural(np) else 'does'} not {verb}{tail}")  # fmt: skip
         m = re.match(
             r"(?i)^(?:(?:can|may|could)\s+(?P<who>i|we|guests|customers|visitors|clients|patients|people|kids|children|"
@@ -1488,8 +1488,8 @@ class _Run:
             np = m.group("np")
             if re.search(r"(?i)address|location", np):
                 return _Q(self.topic("Location", alias=False), "Location", "address")
-            return _Q(self.topic(np), clean_np(np), clean_np(np).lower() or _statement_aspect(q),
-                      declarative=f"{_possessive(biz)} {np} {be(np)}")  # fmt: skip
+            return _Q(self.topic(np), clean_np(np), clean_np(np).lower() or statement_aspect(q),
+                      declarative=f"{possessive(biz)} {np} {be(np)}")  # fmt: skip
         if re.match(r"(?i)^where (?:are|is) (?:you|the \w+)(?: located| based)?$", q):
             return _Q(self.topic("Location", alias=False), "Location", "address")
         m = re.match(
@@ -1498,29 +1498,29 @@ class _Run:
             q,
         )
         if m:  # "Where can I pick up my ticket?": the ticket, and where to pick it up
-            verb, rest = _split_verb(m.group("vp"))
+            verb, rest = split_verb(m.group("vp"))
             first = rest.split(" ", 1)
-            if first[0].lower() in _PARTICLES and not VERB_TOPICS.get(verb):
+            if first[0].lower() in PARTICLES and not VERB_TOPICS.get(verb):
                 verb, rest = f"{verb} {first[0].lower()}", first[1] if len(first) > 1 else ""
             obj = clean_np(rest)
-            if obj and not self.is_self(obj) and not _ADVERB_OBJECT.fullmatch(rest.strip()):
+            if obj and not self.is_self(obj) and not ADVERB_OBJECT.fullmatch(rest.strip()):
                 topic, phrase = self.topic(obj), obj
             elif verb in {"get", "find", "reach"}:  # "How do I get there?"
                 topic = phrase = self.topic("Directions", alias=False)
             else:
-                phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(verb.split()[0]))
+                phrase = VERB_TOPICS.get(verb) or capitalise(gerund(verb.split()[0]))
                 topic = self.topic(phrase, alias=False)
             return _Q(topic, phrase, f"{m.group('wh').lower()} to {verb.lower()}")
-        phrase = _object_phrase(q)
+        phrase = object_phrase(q)
         topic = self.topic(phrase) if phrase else self.about()
-        return _Q(topic, clean_np(phrase) or topic, _statement_aspect(_drop_stopwords(q)))
+        return _Q(topic, clean_np(phrase) or topic, statement_aspect(drop_stopwords(q)))
 
     def payment_methods(self) -> _Q:
         return _Q(self.topic("Payment", alias=False), "Payment", "payment methods")
 
     def do_question(self, aux: str, vp: str) -> _Q:
         """ "Do you make wedding cakes?" -> Wedding cakes / availability, "Sunny Bakery makes wedding cakes"."""
-        verb, rest = _split_verb(vp)
+        verb, rest = split_verb(vp)
         modal = aux if aux in {"can", "will", "could", "would"} else ""
         obj = rest.strip()
         base = verb.split()[0]
@@ -1538,13 +1538,13 @@ class _Run:
             kind = "Insurance" if INSURANCE_RE.search(obj) and not PAYMENT_RE.search(obj) else "Payment"
             topic, phrase = self.topic(kind, alias=False), clean_np(obj) or obj
             aspect = f"{kind.lower()}: {phrase.lower()}"
-        elif clean_np(obj) and not self.is_self(obj) and not _ADVERB_OBJECT.fullmatch(obj):
+        elif clean_np(obj) and not self.is_self(obj) and not ADVERB_OBJECT.fullmatch(obj):
             topic, phrase = self.topic(obj), clean_np(obj)
             aspect = "allowed" if base in {"allow", "permit"} else "availability"
             if aspect == "allowed" and phrase.lower().split()[-1] in ANIMALS:
                 topic = self.topic("Pets", alias=False)
         else:
-            phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(base))
+            phrase = VERB_TOPICS.get(verb) or capitalise(gerund(base))
             topic, aspect = self.topic(phrase, alias=False), "availability"
         tail = f" {said}" if said else ""
         if modal:
@@ -1561,7 +1561,7 @@ class _Run:
 
     def may_question(self, vp: str, who: str = "customers") -> _Q:
         """ "Can I bring my own mat?" -> Mats / allowed, "At Lotus Flow Yoga, customers can bring their own mat"."""
-        verb, rest = _split_verb(vp)
+        verb, rest = split_verb(vp)
         base = verb.split()[0]
         obj = rest.strip()
         theirs = re.sub(r"(?i)\b(?:my|our)\b", "their", vp)
@@ -1570,12 +1570,12 @@ class _Run:
         if base == "pay" and PAYMENT_RE.search(obj):
             phrase = clean_np(re.sub(r"(?i)^(?:by|with|in|using|via)\s+", "", obj))
             topic, aspect = self.topic("Payment", alias=False), f"payment: {phrase.lower()}"
-        elif clean_np(obj) and not self.is_self(obj) and not _ADVERB_OBJECT.fullmatch(obj):
+        elif clean_np(obj) and not self.is_self(obj) and not ADVERB_OBJECT.fullmatch(obj):
             topic, phrase, aspect = self.topic(obj), clean_np(obj), "allowed"
             if phrase.lower().split()[-1] in ANIMALS:
                 topic = self.topic("Pets", alias=False)
         else:
-            phrase = VERB_TOPICS.get(verb) or capitalise(_gerund(base))
+            phrase = VERB_TOPICS.get(verb) or capitalise(gerund(base))
             topic, aspect = self.topic(phrase, alias=False), "allowed"
         where = "" if self.biz.lower() in vp.lower() else f"At {self.biz}, "
         affirm = capitalise(f"{where}{who} can {theirs}")
@@ -1586,7 +1586,7 @@ class _Run:
         """ "Is delivery free?", "Is the office wheelchair accessible?", "Are children welcome?"."""
         words = rest.split()
         k = next(
-            (i for i in range(1, len(words)) if words[i].lower().strip(",") in _PRED_WORDS),
+            (i for i in range(1, len(words)) if words[i].lower().strip(",") in PRED_WORDS),
             max(1, len(words) - 1),
         )
         subj, pred = " ".join(words[:k]), " ".join(words[k:]) or "available"
@@ -1603,8 +1603,8 @@ class _Run:
             return _Q(self.topic(who), who, "suitable", f"{name} {be(name)} {tail}",
                       f"{name} {be(name)} not {tail}", declarative=f"{name} {be(name)} {tail}")  # fmt: skip
         if subj.lower() in {"you", "it", "y'all"} or self.is_self(subj):
-            own = subj.lower() in {"you", "it"} or set(_words(subj.lower())) <= self.biz_words | {"the"}
-            name = self.biz if own else f"{_possessive(self.biz)} {clean_np(subj)}"
+            own = subj.lower() in {"you", "it"} or set(words_of(subj.lower())) <= self.biz_words | {"the"}
+            name = self.biz if own else f"{possessive(self.biz)} {clean_np(subj)}"
             topic = self.topic(pred)
             return _Q(topic, clean_np(pred), "availability", f"{name} is {pred}", f"{name} is not {pred}",
                       declarative=f"{name} is {pred}")  # fmt: skip
@@ -1630,7 +1630,7 @@ class _Run:
         elif low.split()[0] in {"required", "necessary", "needed", "compulsory", "mandatory"}:
             aspect = "required"
         else:
-            aspect = _statement_aspect(pred)
+            aspect = statement_aspect(pred)
         verb = be(name)
         affirm = f"{name} {verb} {pred}"
         return _Q(topic, phrase, aspect, affirm, f"{name} {verb} not {pred}", yes, no, declarative=affirm)

@@ -465,12 +465,12 @@ def capitalise(text: str) -> str:
 
 # Typographic quotes and dashes read as their plain forms ("We\u2019re", "7am\u20133pm"), so the
 # patterns need to know only one spelling.
-_TYPOGRAPHY = str.maketrans(
+TYPOGRAPHY = str.maketrans(
     {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "}
 )
 
 
-_PREP_CUT = re.compile(
+PREP_CUT = re.compile(
     r"\s+(?:up to|up until|within|for|from|at|in|on|with|over|under|to|by|during|until|till|if|when|including|except|"
     r"excluding|per|each|via|through|throughout|across|behind|near|upon|after|before|as|so|because|"
     r"plus|but|or else|otherwise|which|that|who|where|every|starting|now|today|only)\b.*$",
@@ -478,7 +478,7 @@ _PREP_CUT = re.compile(
 )
 
 
-_LEAD = re.compile(
+LEAD = re.compile(
     r"(?i)^\s*(?:(?:yes|yeah|yep|sure|of course|absolutely|no|nope|sorry|unfortunately)\s*[,.!:;-]+|"
     r"(?:also|plus|and|but|so|please note|note|good news|great news|ok|okay|well|however|otherwise)\b)[\s,:;-]*"
 )
@@ -487,7 +487,7 @@ _LEAD = re.compile(
 _DAY_ONLY = re.compile(rf"^(?:(?:every|on|the|all)\s+)?(?:{DAY_WORD}|(?i:week\s?days?|week\s?ends?))$")
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
     return re.findall(r"[\w'&+.-]*\w|\$?\d[\d,.]*", text)
 
 
@@ -510,7 +510,7 @@ def clean_np(phrase: str) -> str:
         text,
     ):
         return ""
-    text = _PREP_CUT.sub("", text)
+    text = PREP_CUT.sub("", text)
     words = text.split()
     while words and (
         words[0].lower() in DETERMINERS
@@ -627,10 +627,10 @@ _POLARITY_WORD = re.compile(
 )
 
 
-_ADVERBS = r"(?:also|only|now|still|no longer|proudly|happily|currently|even|both|gladly|always|usually|often|sometimes|regularly|really|mainly|mostly|just|already|never)"
+ADVERBS = r"(?:also|only|now|still|no longer|proudly|happily|currently|even|both|gladly|always|usually|often|sometimes|regularly|really|mainly|mostly|just|already|never)"
 
 
-_WE_VERB = re.compile(rf"\b([Ww]e|I)\s+((?:{_ADVERBS}\s+)*)([a-z][\w'-]*)(\s+and\s+([a-z][\w'-]*))?")
+_WE_VERB = re.compile(rf"\b([Ww]e|I)\s+((?:{ADVERBS}\s+)*)([a-z][\w'-]*)(\s+and\s+([a-z][\w'-]*))?")
 
 
 _NOT_VERBS = {
@@ -653,14 +653,14 @@ _NOT_VERBS = {
 }
 
 
-def _possessive(name: str) -> str:
+def possessive(name: str) -> str:
     return name + ("'" if name.endswith("s") else "'s")
 
 
 def resolve(text: str, business: str, subject: str | None = None) -> str:
     """``text`` rewritten to stand alone: we/our/us/I/this property -> the business, it/they -> subject."""
     t = normalise(text).strip()
-    t = _LEAD.sub("", t, count=1) if _LEAD.match(t) and len(_LEAD.sub("", t, count=1)) > 3 else t
+    t = LEAD.sub("", t, count=1) if LEAD.match(t) and len(LEAD.sub("", t, count=1)) > 3 else t
     biz = business
     if subject:
         t = re.sub(
@@ -694,14 +694,14 @@ def resolve(text: str, business: str, subject: str | None = None) -> str:
 
     t = _WE_VERB.sub(verb, t)
     t = re.sub(r"\b[Ww]e\b", biz, t)
-    t = re.sub(r"\b(?:[Oo]ur|[Mm]y)\b", lambda m: "its" if biz in t[: m.start()] else _possessive(biz), t)
+    t = re.sub(r"\b(?:[Oo]ur|[Mm]y)\b", lambda m: "its" if biz in t[: m.start()] else possessive(biz), t)
     t = re.sub(r"\b(?:us|me)\b", biz, t)
     t = re.sub(r"\b(?:this|the) (?:property|business|establishment|venue|premises)\b", biz, t)
     t = re.sub(rf"^{re.escape(biz)} is {re.escape(biz)}\b", biz, t)
     return sentence_end(t)
 
 
-_PREDICATE = re.compile(
+PREDICATE = re.compile(
     r"(?i)\b(?:is|are|was|were|will|can|could|must|may|should|costs?|starts?|starting|runs?|requires?|needs?|"
     r"takes?|lasts?|includes?|comes?|has|have|had|gets?|remains?|charged|priced|available|offered|sold|"
     r"provided|served|accepted|allowed|permitted|welcome|included|ready|due|guaranteed|closed|opens?|"
@@ -711,7 +711,7 @@ _PREDICATE = re.compile(
 )
 
 
-_CONTEXT_LABEL = re.compile(
+CONTEXT_LABEL = re.compile(
     r"(?i)flyer|special|sale|offer|promo|news|update|notice|note|reminder|announcement|^new!?$|today|"
     r"this week|holiday|christmas|easter|summer|winter|spring|autumn|\bfall\b|deal|important|faq|please"
 )
@@ -723,7 +723,7 @@ _MARKER = re.compile(
 )
 
 
-def _split_label(text: str) -> tuple[str, str, int]:
+def split_label(text: str) -> tuple[str, str, int]:
     """("Holiday flyer", "Sourdough loaves $10.", offset) for "Holiday flyer: Sourdough loaves $10."."""
     m = re.match(r"^\s*([^:.!?$£€]{1,60}?):\s+(\S.*)$", text)
     if not m or re.search(r"https?$|\d$", m.group(1)):
@@ -731,7 +731,7 @@ def _split_label(text: str) -> tuple[str, str, int]:
     return m.group(1).strip(), m.group(2), m.start(2)
 
 
-def _clauses(body: str, offset: int) -> list[tuple[str, int]]:
+def clauses_of(body: str, offset: int) -> list[tuple[str, int]]:
     """Cut a sentence into clauses at ";", ", but" and at "and" joining two statements."""
     cuts: list[tuple[int, int]] = []
     for m in re.finditer(r";\s*|,?\s+but\s+(?!not\b|also\b)|,?\s+and\s+|,\s+(?=(?:we|it|they)\b)", body):
@@ -746,7 +746,7 @@ def _clauses(body: str, offset: int) -> list[tuple[str, int]]:
         right_first = right.split(" and ")[0]
         both_marked = bool(_MARKER.search(left)) and bool(_MARKER.search(right_first))
         both_marked = both_marked and (
-            bool(_PREDICATE.search(right_first))
+            bool(PREDICATE.search(right_first))
             or bool(re.search(r"[$£€]\s?\d", left) and re.search(r"[$£€]\s?\d", right_first))
         )
         new_subject = re.match(
@@ -771,7 +771,7 @@ def _clauses(body: str, offset: int) -> list[tuple[str, int]]:
     return pieces
 
 
-_PASSIVE = re.compile(
+PASSIVE = re.compile(
     r"(?i)^(?P<obj>[^,;]+?)\s+(?:(?:is|are|'s|will be|can be|will now be)\s+)?(?:(?:now|also|still|only|currently)\s+)*"
     r"(?P<neg>no longer|not|not currently|currently not|never)?\s*"
     r"(?P<part>offered|available|sold out|sold|provided|stocked|served|accepted|allowed|permitted|welcome|"
@@ -779,7 +779,7 @@ _PASSIVE = re.compile(
 )
 
 
-_AREA = re.compile(
+AREA = re.compile(
     r"\b(?P<verb>(?i:serve|serves|serving|cover|covers|covering|service|services|servicing|deliver to|delivers to|"
     r"delivering to|travel to|travels to|operate in|operates in|work in|work across|working across|operate across))"
     r"\s+(?:(?i:customers|clients|homes|businesses|all of|the whole of|all)\s+(?:(?i:in|of|across|throughout)\s+)?)?"
@@ -788,25 +788,25 @@ _AREA = re.compile(
 )
 
 
-_FINITE = re.compile(
+FINITE = re.compile(
     r"(?i)\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|may|must|should|would|could|"
     r"need|needs|offer|offers|make|makes|sell|sells|provide|provides|serve|serves|accept|accepts|take|takes|"
     r"run|runs|open|opens|close|closes|include|includes|require|requires|bake|bakes|use|uses)\b|\b\w{3,}ed\b|'s\b|'re\b"
 )
 
 
-_IMPERATIVE = {
+IMPERATIVE = {
     "breathe", "ride", "find", "come", "enjoy", "discover", "relax", "treat", "join", "try", "taste", "explore",
     "let", "get", "be", "make", "imagine", "feel", "stay", "keep", "live", "dream", "shop", "unwind",
 }  # fmt: skip
 
 
-_PERSON = re.compile(
+PERSON = re.compile(
     r"^(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Chef)\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2}$|^(?:Dr|Mr|Mrs|Ms|Prof)\b"
 )
 
 
-_DURATION_KINDS = [
+DURATION_KINDS = [
     (r"(?i)\bready\b|turn\s?around|\bcompleted?\b|\bdone\b", "turnaround"),
     (
         r"(?i)\brespon|\bcome out\b|\barrive|\breply|\bget back|\battend|\bon site\b|\bcalls? back",
@@ -818,7 +818,7 @@ _DURATION_KINDS = [
 ]
 
 
-def _lemma(word: str) -> str:
+def lemma_of(word: str) -> str:
     w = word.lower()
     if w in OFFER_VERBS or w in {"has", "does"}:
         return {"has": "have", "does": "do"}.get(w, w)
@@ -828,7 +828,7 @@ def _lemma(word: str) -> str:
     return w
 
 
-def _split_list(text: str) -> list[str]:
+def split_list(text: str) -> list[str]:
     """Items of "a, b and c" ("new and used bikes" stays one item)."""
     text = text.strip(" .,;:")
     if not text:
@@ -841,17 +841,17 @@ def _split_list(text: str) -> list[str]:
         if (len(left.split()) == 1 and not plural(left) and not left[:1].isupper()) or quantified:
             parts = [text]
         else:
-            parts = [left, *_split_list(right)]
+            parts = [left, *split_list(right)]
     else:
         parts = [text]
     return [p.strip(" .") for p in parts if p.strip(" .")]
 
 
-def _join(items: list[str]) -> str:
+def join_list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _price_value(m: re.Match[str]) -> str:
+def price_value(m: re.Match[str]) -> str:
     qual = (m.group("qual") or "").strip().lower()
     amount = re.sub(r"([$£€])\s+", r"\1", m.group("amt").strip())
     unit = re.sub(r"\s+", " ", m.group("unit") or "").strip()
@@ -865,20 +865,20 @@ def _price_value(m: re.Match[str]) -> str:
     return value
 
 
-def _duration_value(text: str) -> str:
+def duration_value(text: str) -> str:
     return re.sub(r"\s*-\s*|\s+", " ", text).strip()
 
 
-def _statement_aspect(statement: str) -> str:
+def statement_aspect(statement: str) -> str:
     text = re.sub(r"[^\w\s%$£€/.:-]", "", statement.lower()).strip(" .")
     return re.sub(r"\s+", " ", text)[:120]
 
 
-def _is_avail(aspect: str) -> bool:
+def is_avail(aspect: str) -> bool:
     return aspect.startswith(("availability", "allowed", "included"))
 
 
-def _lower_first(text: str) -> str:
+def lower_first(text: str) -> str:
     """Lower-case the first letter of a sentence joined onto another, unless it starts a name."""
     text = text.strip()
     words = re.findall(r"[A-Za-z][\w'-]*", text)
@@ -889,7 +889,7 @@ def _lower_first(text: str) -> str:
     return text[0].lower() + text[1:]
 
 
-def _full_clause(text: str) -> bool:
+def full_clause(text: str) -> bool:
     """Whether an answer is a sentence of its own rather than a fragment ("Usually within 2 hours.")."""
     t = text.strip()
     if re.match(
@@ -900,28 +900,28 @@ def _full_clause(text: str) -> bool:
         return False
     if re.match(r"(?i)(?:we|i|they|it|there|our|this|these|that|you)\b", t):
         return True
-    return _FINITE.search(t) is not None
+    return FINITE.search(t) is not None
 
 
-def _mentions(phrase: str, text: str) -> bool:
+def mentions_in(phrase: str, text: str) -> bool:
     want = {topic_key(w) for w in re.findall(r"[\w'-]+", phrase.lower()) if len(w) > 2}
     have = {topic_key(w) for w in re.findall(r"[\w'-]+", text.lower())}
     return bool(want & have)
 
 
-_DAY_PHRASE = (
+DAY_PHRASE = (
     rf"{DAY_WORD}(?:\s*(?:-|to|through|thru|and|&|,)\s*{DAY_WORD})*|(?i:week\s?days?|week\s?ends?|"
     r"(?:bank |public )?holidays?|every day|daily)"
 )
 
 
-_ADVERB_OBJECT = re.compile(
+ADVERB_OBJECT = re.compile(
     r"(?i)(?:here|there|online|today|tonight|now|anymore|any more|early|late|it|that|this|them|"
     r"on (?:a |the )?\w+|in \w+|at \w+|after \w+|before \w+)"
 )
 
 
-_PRED_WORDS = {
+PRED_WORDS = {
     "free", "allowed", "permitted", "welcome", "included", "available", "open", "closed", "accessible",
     "wheelchair", "required", "necessary", "needed", "compulsory", "mandatory", "refundable", "suitable", "safe",
     "ok", "okay", "gluten-free", "vegan", "vegetarian", "halal", "kosher", "dog-friendly", "pet-friendly",
@@ -931,7 +931,7 @@ _PRED_WORDS = {
 }  # fmt: skip
 
 
-_PARTICLES = {
+PARTICLES = {
     "out",
     "up",
     "in",
@@ -950,7 +950,7 @@ _PARTICLES = {
 }
 
 
-def _split_verb(vp: str) -> tuple[str, str]:
+def split_verb(vp: str) -> tuple[str, str]:
     """("check in", "early") for "check in early"; ("make", "wedding cakes") for "make wedding cakes"."""
     words = vp.split()
     if not words:
@@ -983,7 +983,7 @@ _MONTH = (
 # November through February", "in winter", "on Valentine's Day", "holiday hours"). Hours given for such
 # a period are kept as one fact about that period: split into per-day hours, "closed on Sundays" (in
 # winter) would replace the regular Sunday hours.
-_PERIOD = re.compile(
+PERIOD = re.compile(
     rf"(?i)\b(?:(?:from|between)\s+(?:early\s+|late\s+|mid-?)?(?P<m1>{_MONTH})\s+(?:through|to|until|till|and|-)\s+"
     rf"(?:early\s+|late\s+|mid-?)?(?P<m2>{_MONTH})|(?P<season>winter|summer|spring|autumn|fall|off-?season|high season|"
     r"peak season|school holidays?|holiday season|festive season)|(?P<named>christmas(?: eve| day)?|easter|"
@@ -996,7 +996,7 @@ _PERIOD = re.compile(
 def period_of(text: str) -> str | None:
     """The period a text's hours are for ("november-february", "winter", "valentine's day",
     "holidays"), or None."""
-    m = _PERIOD.search(text)
+    m = PERIOD.search(text)
     if not m:
         return None
     if m.group("m1"):
@@ -1032,7 +1032,7 @@ def join_compound_nouns(text: str) -> str:
     return _COMPOUND_NOUN.sub(joined, text)
 
 
-def _gerund(verb: str) -> str:
+def gerund(verb: str) -> str:
     if re.fullmatch(r"[^aeiou][aeiou][bdgmnprt]", verb):  # "get" -> "getting", "run" -> "running"
         return verb + verb[-1] + "ing"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
@@ -1040,7 +1040,7 @@ def _gerund(verb: str) -> str:
     return verb + "ing"
 
 
-def _object_phrase(text: str) -> str:
+def object_phrase(text: str) -> str:
     """The thing a verb phrase or question is about ("come out for an emergency" -> "emergency")."""
     words = re.findall(r"[\w'&-]+", text)
     for w in words:
@@ -1053,7 +1053,7 @@ def _object_phrase(text: str) -> str:
             "smoke",
         }:
             return w
-    skip = _STOPWORDS | _PARTICLES
+    skip = _STOPWORDS | PARTICLES
     k = 0
     while k < len(words) and (words[k].lower() in skip or k == 0):
         k += 1
@@ -1067,5 +1067,5 @@ _STOPWORDS = {
 }  # fmt: skip
 
 
-def _drop_stopwords(text: str) -> str:
+def drop_stopwords(text: str) -> str:
     return " ".join(w for w in re.findall(r"[\w'&-]+", text) if w.lower() not in _STOPWORDS)

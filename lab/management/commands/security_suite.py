@@ -81,7 +81,7 @@ class Command(BaseCommand):
             raise CommandError("--limit must be at least 1")
         if options["llm"]:
             from apps.chat.answering.llm import LLMAnswerer
-            from apps.facts.extraction.base import get_extractor
+            from apps.facts.extraction.factory import get_extractor
             from apps.integrations.llm import llm_configured
 
             if not llm_configured():

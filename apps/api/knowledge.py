@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema
+from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -82,6 +83,20 @@ def _change(result: IngestResult) -> dict[str, Any]:
     }
 
 
+# The date and audience of a rendering are checked by RenderQuery (a 400 names the parameter).
+render_errors = [
+    extend_validation_errors(["invalid", "datetime"], field_name="on", methods=["get"]),
+    extend_validation_errors(["invalid_choice"], field_name="audience", methods=["get"]),
+]
+
+
+def _with_render_errors(view: Any) -> Any:
+    for decorate in render_errors:
+        view = decorate(view)
+    return view
+
+
+@_with_render_errors
 class TopicList(ApiView):
     queryset = Topic.objects.all()
 
@@ -99,6 +114,7 @@ class TopicList(ApiView):
         return self.get_paginated_response(out.RenderedTopicOut(data, many=True).data)
 
 
+@_with_render_errors
 class TopicDetail(ApiView):
     @extend_schema(tags=TAG, parameters=[RenderQuery], responses=out.TopicDetailOut)
     def get(self, request: Request, pk: int) -> Response:

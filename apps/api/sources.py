@@ -94,7 +94,7 @@ class WebsiteSync(ApiView):
 class DocumentUpload(ApiView):
     parser_classes = [MultiPartParser]
 
-    @extend_schema(tags=TAG, request={"multipart/form-data": out.UploadIn}, responses={202: out.JobOut})
+    @extend_schema(tags=TAG, request=out.UploadIn, responses={202: out.JobOut})
     def post(self, request: Request) -> Response:
         """Upload a document (PDF, Word, HTML, text); it is read in the worker. The same bytes again are
         a no-op; new bytes under the same name are read as a change. Refused files are failed jobs."""

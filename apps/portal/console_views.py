@@ -32,7 +32,11 @@ def _page(
     current = request.resolver_match.view_name if request.resolver_match else ""
     nav = [
         {"url": reverse(name, args=[reseller.slug]), "label": label, "current": name == current}
-        for name, label in (("console:reseller", "Businesses"), ("console:branding", "White label"))
+        for name, label in (
+            ("console:reseller", "Businesses"),
+            ("console:branding", "White label"),
+            ("console:api_keys", "API keys"),
+        )
     ]
     base = {"reseller": reseller, "product_name": reseller.product_name, "nav": nav}
     return render(request, template, {**base, **context}, status=status)

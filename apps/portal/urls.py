@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.portal import views, views_subjects, views_visitors, views_webhooks
+from apps.portal import views, views_api_keys, views_subjects, views_visitors, views_webhooks
 
 app_name = "portal"
 urlpatterns = [
@@ -36,6 +36,8 @@ urlpatterns = [
     path("widget/", views.widget, name="widget"),
     path("widget/sites/", views.widget_site_add, name="widget_site"),
     path("team/", views.team, name="team"),
+    path("api-keys/", views_api_keys.api_keys, name="api_keys"),
+    path("api-keys/<str:prefix>/revoke/", views_api_keys.api_key_revoke_view, name="api_keys_revoke"),
     path("webhooks/", views_webhooks.webhooks, name="webhooks"),
     path("webhooks/<int:pk>/", views_webhooks.webhooks_endpoint, name="webhooks_endpoint"),
     path("webhooks/<int:pk>/secret/", views_webhooks.webhooks_roll, name="webhooks_roll"),

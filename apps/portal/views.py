@@ -54,6 +54,7 @@ NAV = [
     ("portal:conversations", "Conversations", BUSINESS_ROLES_ALL),
     ("portal:widget", "Widget", BUSINESS_ROLES_MANAGE),
     ("portal:team", "Team", BUSINESS_ROLES_MANAGE),
+    ("portal:api_keys", "API keys", BUSINESS_ROLES_MANAGE),
     ("portal:webhooks", "Webhooks", BUSINESS_ROLES_MANAGE),
     ("portal:privacy", "Visitor data", BUSINESS_ROLES_MANAGE),
 ]

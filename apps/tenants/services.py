@@ -124,5 +124,5 @@ def business_remove(*, business: Business) -> None:
     """A reseller deletes one of its businesses for good: schema, domains, memberships, keys. Only a
     suspended business can be deleted, so deleting is always a second, deliberate step."""
     if business.is_active:
-        raise ValidationError({"business": "Suspend the business before deleting it."})
+        raise ValidationError("Suspend the business before deleting it.")
     business_delete(business=business)

@@ -107,6 +107,17 @@ def _currency_of(doc: Doc, start: int, end: int) -> tuple[int, int, str | None] 
     return None
 
 
+#: The currency of an amount written in cents ("25¢", "55 cents"): its value is in the main unit.
+CENT = "¢"
+
+
+def _glued_cents(token: Token) -> Decimal | None:
+    digits = token.text[:-1]
+    if token.text.endswith(CENT) and digits.replace(".", "", 1).isdigit():
+        return Decimal(digits) / 100
+    return None
+
+
 def find_amounts(doc: Doc) -> tuple[Amount, ...]:
     """Every amount of money in ``doc``; a bare number is not an amount, except the second end of
     a price range ("$30-45" gives $30 and $45)."""
@@ -115,6 +126,20 @@ def find_amounts(doc: Doc) -> tuple[Amount, ...]:
     found: list[Amount] = []
     previous_end = -1
     for index, token in enumerate(doc):
+        if index >= previous_end and (cents := _glued_cents(token)) is not None:
+            # "25¢": spaCy keeps the number and the cent sign as one token.
+            found.append(
+                Amount(
+                    token.text,
+                    token.idx,
+                    token.idx + len(token.text),
+                    cents,
+                    CENT,
+                    _unit_after(doc, index + 1),
+                )
+            )
+            previous_end = index + 1
+            continue
         if not _is_number(token) or index < previous_end:
             continue
         located = _currency_of(doc, index, index + 1)
@@ -140,6 +165,7 @@ def find_amounts(doc: Doc) -> tuple[Amount, ...]:
         if price.amount is None:
             continue
         currency = word_currency or inherited or price.currency
+        value = price.amount / 100 if currency == CENT else price.amount  # "55 cents" is 0.55
         cues = _cues()
         qualifier: Qualifier | None = None
         if _phrase_before(doc, first, cues["from"]):
@@ -154,7 +180,7 @@ def find_amounts(doc: Doc) -> tuple[Amount, ...]:
                 text=span.text,
                 start_char=span.start_char,
                 end_char=span.end_char,
-                value=price.amount,
+                value=value,
                 currency=currency,
                 unit=_unit_after(doc, last),
                 qualifier=qualifier,

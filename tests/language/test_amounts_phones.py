@@ -71,3 +71,17 @@ def test_the_default_region_comes_from_settings(settings) -> None:
     assert [p.e164 for p in find_phones(national)] == ["+442079460958"]
     settings.XORVENTA_PHONE_REGION = "US"
     assert find_phones(national) == ()
+
+
+def test_amounts_in_cents() -> None:
+    import datetime as dt
+
+    from apps.language.analysis import analyse
+
+    found = analyse(
+        "Photocopies 15¢ per page, or 99 cents a photo print.", base_date=dt.date(2026, 1, 1)
+    ).amounts
+    assert [(a.text, str(a.value), a.currency, a.unit) for a in found] == [
+        ("15¢", "0.15", "¢", "page"),
+        ("99 cents", "0.99", "¢", "photo"),
+    ]

@@ -139,3 +139,20 @@ def test_the_words_of_a_date_are_not_what_is_asked() -> None:
     answer = ask("what time do you close on labour day", laundry, date(2026, 9, 2), "Bubbles Laundry")
     assert answer.decision == "answer", answer.text
     assert "3pm" in answer.text
+
+
+def test_an_amount_in_cents_answers_a_price_question() -> None:
+    arcade = {
+        "Air hockey": ["Air hockey: 75¢ per game."],
+        "Opening hours": ["Pinball Palace is open daily, noon-11pm."],
+    }
+    answer = ask("how much is air hockey?", arcade, date(2026, 9, 10), "Pinball Palace")
+    assert answer.decision == "answer", answer.text
+    assert "75¢" in answer.text
+
+
+def test_a_calendar_date_answers_a_when_question() -> None:
+    school = {"Spring term": ["Spring term begins January 11, 2027."], "Fees": ["Term fees are $310."]}
+    answer = ask("When does the spring term begin?", school, date(2026, 9, 10), "Oakfield Art School")
+    assert answer.decision == "answer", answer.text
+    assert "January 11" in answer.text

@@ -1071,6 +1071,8 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         # The kind of fact asked for wins over facts that merely share a word ("How far do you
         # deliver?" wants the radius, not the fee).
         picked = [f for f in picked if q.focus in f.concepts]
+    elif q.focus and (shown := [f for f in picked if _states_kind(f, q)]):
+        picked = shown
     elif q.focus in _FOCUS_LABEL:
         # Facts about the thing, none of the kind asked for ("How much is a cleaning?" against "We
         # provide cleanings, ..."): worth giving, but the question itself is unanswered.
@@ -1096,6 +1098,18 @@ _GENERIC_ASK = {
         "information detail take accept use have offer provide serve sell carry"
     )
 }
+
+
+def _states_kind(f: _Fact, q: _Question) -> bool:
+    """Whether the shared analysis finds in a fact the kind of detail the question asks for, where
+    the word cues do not: an amount for a price question ("Dryers: 25¢ per 6 minutes"), a calendar
+    date for a "when" question ("Autumn term starts September 14")."""
+    on = f.rf.learned_at.date()
+    if q.focus == "price":
+        return bool(analyse(f.statement, base_date=on).amounts)
+    if q.focus == "hours" and analyse(q.text, base_date=on).form.wh == "when":
+        return any(not m.recurring for m in analyse(f.statement, base_date=on).dates)
+    return False
 
 
 def _subject(q: _Question) -> set[str]:

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from apps.facts.lexical import content_words, stem
+from apps.language.analysis import analyse
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
 from .builtin_dates import Validity, find_validity, mask, parse_days, parse_hours
@@ -103,6 +105,31 @@ from .builtin_patterns import (
 )
 from .parts import normalise, split_sentences
 from .tables import RowCell
+
+
+def _without_dates(text: str, on: date) -> str:
+    """``text`` without its date and weekday phrases and the words joining them to it ("Cosmic
+    bowling on Friday and Saturday nights" -> "Cosmic bowling"), read by apps.language."""
+    analysis = analyse(text, base_date=on)
+    if not analysis.dates:
+        return text
+    first = min(m.start_char for m in analysis.dates)
+    kept = [t for t in analysis.tokens if t.start_char < first]
+    while kept and kept[-1].pos in ("ADP", "CCONJ", "PUNCT", "DET"):
+        kept.pop()  # "... on", "... every"
+    return text[: kept[-1].start_char + len(kept[-1].text)] if kept else ""
+
+
+def _names_item(before: str, on: date) -> bool:
+    """Whether the words before a price are only the name of an item ("Shop minimum $90"), not a
+    condition on it ("free over $50", "minimum order of $30"): nouns and their modifiers, read by
+    apps.language, with no preposition, verb or punctuation among them."""
+    words = analyse(before.strip(), base_date=on).tokens
+    return (
+        0 < len(words) <= 4
+        and words[-1].pos in ("NOUN", "PROPN")
+        and all(t.pos in ("NOUN", "PROPN", "ADJ") for t in words)
+    )
 
 
 class BuiltinExtractor:
@@ -588,6 +615,11 @@ class _Run:
         if not raw or not clean_np(raw):
             if label and not CONTEXT_LABEL.search(label) and not parse_days(label):
                 return _Subject(self.topic(label), display_np(label), True)
+            undated = _without_dates(label, self.context.learned_on) if label else ""
+            if undated and not CONTEXT_LABEL.search(undated) and clean_np(undated):
+                # "Cosmic bowling on Friday and Saturday nights: $23": the label names the thing
+                # and when; the thing is the label without its date phrase (the language layer's).
+                return _Subject(self.topic(undated), display_np(undated), True)
             if self.last is not None:
                 return _Subject(self.last.topic, self.last.phrase, False)
             if hint is not None and hint.topic:
@@ -680,7 +712,9 @@ class _Run:
     def prices(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
         best: tuple[int, str, str] | None = None  # (position, value, text as written)
         for m in PRICE_RE.finditer(clause):
-            if CONDITION_BEFORE.search(clause[: m.start()]):
+            if CONDITION_BEFORE.search(clause[: m.start()]) and not _names_item(
+                clause[: m.start()], self.context.learned_on
+            ):
                 continue
             best = (m.start(), price_value(m), m.group(0).strip())
             break

@@ -1,0 +1,47 @@
+"""Price lines under a heading label: the item is what the price is for, read with apps.language
+(a heading's year, a label naming the thing and when, an item named like a condition)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from apps.facts.extraction.base import ExtractionContext
+from apps.facts.extraction.builtin import BuiltinExtractor
+
+
+def prices(text: str) -> list[tuple[str, str | None]]:
+    context = ExtractionContext(
+        business_name="Juniper Yoga", source_kind="document", learned_on=dt.date(2026, 3, 2)
+    )
+    return [(c.topic, c.value) for c in BuiltinExtractor().extract(text, context) if c.aspect == "price"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A heading with a year is a label, not part of the item's name.
+        ("Price list 2026: Drop-in class $24.", [("Drop-in class", "$24")]),
+        ("Fees 2027: ten-class pass $199.", [("Ten-class pass", "$199")]),
+        # A label naming the thing and when: the thing is the label without its date phrase.
+        (
+            "Sunset flow on Tuesday and Thursday evenings: $28 per person.",
+            [("Sunset flow", "$28 per person")],
+        ),
+        # "minimum" naming the item, not a condition on a price.
+        ("Pricing update: session minimum $120.", [("Session minimum", "$120")]),
+    ],
+)
+def test_the_item_a_price_is_for(text: str, expected: list[tuple[str, str]]) -> None:
+    assert prices(text) == expected
+
+
+def test_a_condition_before_a_price_is_still_a_condition() -> None:
+    # "over $50" says when delivery is free; it is not the price of anything named "over".
+    found = prices("Free mat delivery on orders over $50.")
+    assert ("Orders over", "$50") not in found and all(value != "$50" for _t, value in found)
+
+
+def test_a_time_before_a_colon_is_not_a_label() -> None:
+    assert prices("Class at 9:30: bring a mat.") == []

@@ -167,10 +167,9 @@ class FactList(ApiView):
     def post(self, request: Request) -> Response:
         """Add a fact as the owner (the highest precedence): a stronger source's value becomes a
         disagreement instead."""
-        data = out.FactIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.FactIn)
         with input_errors():
-            result = owner_fact_add(**data.validated_data, actor=self.actor)
+            result = owner_fact_add(**data, actor=self.actor)
         return Response(out.ChangeOut(_change(result)).data, status=status.HTTP_201_CREATED)
 
 
@@ -187,8 +186,7 @@ class FactCorrect(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Correct a fact: a new owner fact replaces it (the old wording stays in the history)."""
         fact = get_object_or_404(Fact.objects.select_related("topic"), pk=pk)
-        data = out.FactCorrectIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.FactCorrectIn)
         with input_errors():
             result = owner_fact_add(
                 topic=fact.topic.name,
@@ -196,7 +194,7 @@ class FactCorrect(ApiView):
                 visibility=fact.visibility,
                 replaces=[fact],
                 actor=self.actor,
-                **data.validated_data,
+                **data,
             )
         return Response(out.ChangeOut(_change(result)).data, status=status.HTTP_201_CREATED)
 
@@ -206,10 +204,9 @@ class FactRetire(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Retire a live fact, with the reason (the assistant stops saying it; it can be restored)."""
         fact = get_object_or_404(Fact, pk=pk)
-        data = out.RetireIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.RetireIn)
         with input_errors():
-            fact_retire(fact=fact, reason=data.validated_data["reason"], actor=self.actor)
+            fact_retire(fact=fact, reason=data["reason"], actor=self.actor)
         return Response(out.FactDetailOut(_fact_detail_queryset().get(pk=fact.pk)).data)
 
 
@@ -218,10 +215,9 @@ class FactRestore(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Restore a retired fact; whatever had replaced it is retired."""
         fact = get_object_or_404(Fact, pk=pk)
-        data = out.ReasonIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.ReasonIn)
         with input_errors():
-            fact_restore(fact=fact, reason=data.validated_data["reason"], actor=self.actor)
+            fact_restore(fact=fact, reason=data["reason"], actor=self.actor)
         return Response(out.FactDetailOut(_fact_detail_queryset().get(pk=fact.pk)).data)
 
 
@@ -231,10 +227,9 @@ class FactSplit(ApiView):
         """A fact filed under another subject by meaning is about its own: file it under its own topic
         (only when ``can_split``); what it had replaced is restored."""
         fact = get_object_or_404(Fact, pk=pk)
-        data = out.RetireIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.RetireIn)
         with input_errors():
-            split = fact_subject_split(fact=fact, reason=data.validated_data["reason"], actor=self.actor)
+            split = fact_subject_split(fact=fact, reason=data["reason"], actor=self.actor)
         return Response(
             out.FactDetailOut(_fact_detail_queryset().get(pk=split.pk)).data, status=status.HTTP_201_CREATED
         )
@@ -244,10 +239,9 @@ class OwnerAnswer(ApiView):
     @extend_schema(tags=TAG, request=out.OwnerAnswerIn, responses={201: out.ChangeOut})
     def post(self, request: Request) -> Response:
         """The owner's answer to a question, read into facts (it wins over the website and documents)."""
-        data = out.OwnerAnswerIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.OwnerAnswerIn)
         with input_errors():
-            result = owner_answer_record(**data.validated_data, actor=self.actor)
+            result = owner_answer_record(**data, actor=self.actor)
         return Response(out.ChangeOut(_change(result)).data, status=status.HTTP_201_CREATED)
 
 
@@ -286,12 +280,11 @@ class DisagreementResolve(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Accept (the source's value replaces the owner's fact) or dismiss (the owner's value stands)."""
         disagreement = get_object_or_404(Disagreement, pk=pk)
-        data = out.ResolveIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.ResolveIn)
         with input_errors():
             disagreement_resolve(
                 disagreement=disagreement,
-                accept=data.validated_data["decision"] == "accept",
+                accept=data["decision"] == "accept",
                 actor=self.actor,
             )
         return Response(out.DisagreementOut(_disagreements().get(pk=pk)).data)

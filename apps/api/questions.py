@@ -66,10 +66,9 @@ class QuestionAnswer(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Answer: it becomes the owner's facts, and visitors who left contact details are told."""
         ticket = get_object_or_404(GapTicket.objects.defer("embedding"), pk=pk)
-        data = out.AnswerIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.AnswerIn)
         with input_errors():
-            ticket = gap_answer(ticket=ticket, answer=data.validated_data["answer"], actor=self.actor)
+            ticket = gap_answer(ticket=ticket, answer=data["answer"], actor=self.actor)
         return Response(_detail(ticket))
 
 
@@ -78,9 +77,8 @@ class QuestionDismiss(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Dismiss (spam, off-topic): similar questions stop creating questions."""
         ticket = get_object_or_404(GapTicket.objects.defer("embedding"), pk=pk, status=GapStatus.OPEN)
-        data = out.DismissIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        reason = data.validated_data["reason"] or "no business value"
+        data = self.valid(out.DismissIn)
+        reason = data["reason"] or "no business value"
         return Response(_detail(gap_dismiss(ticket=ticket, reason=reason, actor=self.actor)))
 
 
@@ -93,9 +91,8 @@ class QuestionMerge(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Merge this open question into another: its asks move there and it is deleted."""
         ticket = get_object_or_404(GapTicket.objects.defer("embedding"), pk=pk)
-        data = MergeIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        into = GapTicket.objects.defer("embedding").filter(pk=data.validated_data["into"]).first()
+        data = self.valid(MergeIn)
+        into = GapTicket.objects.defer("embedding").filter(pk=data["into"]).first()
         if into is None:
             raise serializers.ValidationError({"into": ["No such question."]})
         with input_errors():

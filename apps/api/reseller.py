@@ -56,10 +56,9 @@ class BusinessList(ResellerApiView):
     @extend_schema(tags=TAG, request=BusinessIn, responses={201: BusinessOut})
     def post(self, request: Request) -> Response:
         """Create a business: its schema, its address and (optionally) its owner's invitation."""
-        data = BusinessIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(BusinessIn)
         with input_errors():
-            business = business_create(reseller=self.reseller, **data.validated_data)
+            business = business_create(reseller=self.reseller, **data)
         return Response(BusinessOut(business).data, status=status.HTTP_201_CREATED)
 
 
@@ -135,12 +134,9 @@ class BusinessInvite(_OneBusiness):
     def post(self, request: Request, slug: str) -> Response:
         """Invite an owner or staff member by email (the link is emailed; it expires in 14 days)."""
         business = self.business(slug)
-        data = InvitationIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(InvitationIn)
         with input_errors():
-            invitation = invitation_create(
-                email=data.validated_data["email"], role=Role(data.validated_data["role"]), business=business
-            )
+            invitation = invitation_create(email=data["email"], role=Role(data["role"]), business=business)
         return Response(InvitationOut(invitation).data, status=status.HTTP_201_CREATED)
 
 

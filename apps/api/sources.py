@@ -55,9 +55,8 @@ class SourceRetire(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         """Retire a source: every fact that only it stated is retired with it."""
         source = get_object_or_404(Source, pk=pk, is_active=True)
-        data = out.ReasonIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        result = source_retire(source=source, reason=data.validated_data["reason"], actor=self.actor)
+        data = self.valid(out.ReasonIn)
+        result = source_retire(source=source, reason=data["reason"], actor=self.actor)
         return Response(
             out.ChangeOut({"added": [], "retired": result.retired, "confirmed": [], "disagreements": []}).data
         )
@@ -72,10 +71,9 @@ class Website(ApiView):
     @extend_schema(tags=TAG, request=out.WebsiteIn, responses={200: out.WebsiteOut, 202: out.JobOut})
     def patch(self, request: Request) -> Response:
         """Change the website settings. A new address starts its first crawl (202 with the job)."""
-        data = out.WebsiteIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(out.WebsiteIn)
         with input_errors():
-            row, job = ingestion.website_settings_save(actor=self.actor, **data.validated_data)
+            row, job = ingestion.website_settings_save(actor=self.actor, **data)
         if job is None:
             return Response(out.WebsiteOut(row).data)
         return Response(out.JobOut(job).data, status=status.HTTP_202_ACCEPTED)
@@ -98,15 +96,14 @@ class DocumentUpload(ApiView):
     def post(self, request: Request) -> Response:
         """Upload a document (PDF, Word, HTML, text); it is read in the worker. The same bytes again are
         a no-op; new bytes under the same name are read as a change. Refused files are failed jobs."""
-        data = out.UploadIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
+        data = self.valid(out.UploadIn)
+        upload = data["file"]
         with input_errors():
             # One byte over the limit is enough for document_upload to refuse an oversized file.
             job = ingestion.document_upload(
                 filename=upload.name,
                 data=upload.read(ingestion.MAX_UPLOAD_BYTES + 1),
-                visibility=data.validated_data["visibility"],
+                visibility=data["visibility"],
                 actor=self.actor,
                 background=True,
             )

@@ -34,11 +34,10 @@ class Widget(ApiView):
     @extend_schema(tags=["widget"], request=WidgetSettingsIn, responses=out.WidgetSettingsOut)
     def patch(self, request: Request) -> Response:
         """Change some settings; the rest stay. Validated by the portal's own form (colours, sites)."""
-        data = WidgetSettingsIn(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.valid(WidgetSettingsIn)
         current = widget_settings()
         fields = dict(out.WidgetSettingsOut(current).data)
-        fields.update(data.validated_data)
+        fields.update(data)
         fields["allowed_origins"] = "\n".join(fields.get("allowed_origins") or [])
         form = WidgetSettingsForm(data={k: v for k, v in fields.items() if v is not False}, instance=current)
         if not form.is_valid():

@@ -192,6 +192,9 @@ def test_conversations(routing, sunny, client_for):
     assert [c["id"] for c in client.get("conversations?channel=api").json()["results"]] == [first]
     assert [c["id"] for c in client.get("conversations?unanswered=true").json()["results"]] == [second]
     assert client.get("conversations?since=not-a-date").status_code == 400
+    # Found by schemathesis: offsets PostgreSQL refuses were a 500; now converted to UTC, or refused.
+    assert client.get("conversations?since=9655-05-27T02:17:32-22:57").status_code == 200
+    assert client.get("conversations?until=9999-12-31T23:59:59-23:59").status_code == 400
     one = client.get(f"conversations/{first}").json()
     assert [m["role"] for m in one["messages"]] == ["visitor", "assistant"]
     assert one["messages"][1]["decision"] == "answer" and one["messages"][1]["retrieval_log"]

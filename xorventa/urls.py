@@ -9,7 +9,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("apps.accounts.urls")),
     path("api/v1/", include("apps.chat.tenant_api_urls")),
-    path("api/v1/", include("apps.visitors.api_urls")),
+    path("api/v1/", include("apps.api.urls_visitors")),
     path("api/v1/", include("apps.api.urls_business")),
     *docs_urlpatterns(),
     path("", include("apps.portal.urls")),

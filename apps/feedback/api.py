@@ -24,14 +24,14 @@ class WidgetFeedbackApi(APIView):
     authentication_classes: list[Any] = []  # the public key and the visitor's id; no session, no CSRF
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+    class FeedbackInSerializer(serializers.Serializer[dict[str, Any]]):
         visitor_id = visitor_id_field()
         message_id = serializers.IntegerField(min_value=1)
         rating = serializers.ChoiceField(choices=Rating.values)
         comment = serializers.CharField(max_length=MAX_COMMENT_CHARS, required=False, allow_blank=True)
 
     @extend_schema(
-        request=InputSerializer,
+        request=FeedbackInSerializer,
         responses={
             200: inline_serializer(
                 "FeedbackSaved", {"message_id": serializers.IntegerField(), "rating": serializers.CharField()}
@@ -61,7 +61,7 @@ class WidgetFeedbackApi(APIView):
                 return Response({"detail": str(exc)}, status=code)
             return Response({"message_id": recorded.feedback.message_id, "rating": recorded.feedback.rating})
 
-        return widget_call(request, key, self.InputSerializer, act)
+        return widget_call(request, key, self.FeedbackInSerializer, act)
 
     @extend_schema(exclude=True)
     def options(self, request: Any, *args: Any, **kwargs: Any) -> Response:

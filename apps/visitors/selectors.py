@@ -51,6 +51,15 @@ def visitors_find(query: str, *, limit: int = 50) -> list[dict[str, Any]]:
     return found
 
 
+def visitor_held(*, visitor_id: str) -> bool:
+    """Whether anything is held about this visitor (what export and erasure would reach)."""
+    return (
+        Conversation.objects.filter(visitor_id=visitor_id).exists()
+        or VisitorContact.objects.filter(visitor_id=visitor_id).exists()
+        or GapAsk.objects.filter(visitor_id=visitor_id).exists()
+    )
+
+
 def _iso(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
 

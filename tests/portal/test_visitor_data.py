@@ -11,6 +11,7 @@ import json
 from datetime import timedelta
 
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
 from apps.chat.models import Channel, Conversation, Message, Role
@@ -86,15 +87,21 @@ def test_consent_is_stored_with_every_contact(bakery, in_sunny):
         assert Delivery.objects.filter(event_type="lead.captured").count() == 2
 
 
-def test_export_then_erase_leaves_nothing_of_the_visitor(bakery, in_sunny):
+def test_export_then_erase_leaves_nothing_of_the_visitor(bakery, in_sunny, make_business):
     with in_sunny():
         ids = _seed_visitors()
         for needle in ALICE_WORDS + ALICE_SECRETS + BOB_WORDS:
             assert _rows_holding(needle), needle  # the search finds them while they are there
 
-    # Export through the owner's API (path routing), as JSON.
-    client = bakery.client(bakery.owner)
-    response = client.get(f"/t/sunny/api/v1/visitors/{ALICE}")
+    # Export through the v1 API with the owner's key (host routing), as JSON.
+    from apps.accounts.api_keys import api_key_create
+
+    _k, write_key = api_key_create(
+        name="privacy", access="write", business=bakery.sunny, created_by=bakery.owner
+    )
+    _k, read_key = api_key_create(name="read", access="read", business=bakery.sunny, created_by=bakery.owner)
+    api = Client(HTTP_AUTHORIZATION=f"Api-Key {write_key}", HTTP_HOST="sunny.localhost")
+    response = api.get(f"/api/v1/visitors/{ALICE}")
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
     exported = response.json()
     texts = [m["text"] for c in exported["conversations"] for m in c["messages"]]
@@ -104,15 +111,32 @@ def test_export_then_erase_leaves_nothing_of_the_visitor(bakery, in_sunny):
     rated = [m for c in exported["conversations"] for m in c["messages"] if "feedback" in m]
     assert rated[0]["feedback"] == {"rating": "down", "comment": ALICE_SECRETS[2]}
     assert [a["question"] for a in exported["questions_for_owner"]] == [ALICE_WORDS[1], ALICE_WORDS[0]]
-    # The portal's download is the same data.
+    # The portal's download (owner's session, path routing) is the same data.
+    client = bakery.client(bakery.owner)
     download = client.get(f"/t/sunny/privacy/{ALICE}/export/")
     assert download.status_code == 200 and "attachment" in download["Content-Disposition"]
     assert json.loads(download.content)["visitor_id"] == ALICE
 
-    # Staff cannot export or erase; nor can another business's owner (its own schema has no Alice).
-    assert bakery.client(bakery.staff).delete(f"/t/sunny/api/v1/visitors/{ALICE}").status_code == 404
+    # A read-only key cannot erase; a key of another business does not reach this one; staff cannot
+    # use the portal's page; no key at all is a 401.
+    reader = Client(HTTP_AUTHORIZATION=f"Api-Key {read_key}")
+    assert reader.delete(f"/t/sunny/api/v1/visitors/{ALICE}").status_code == 403
+    assert Client().get(f"/t/sunny/api/v1/visitors/{ALICE}").status_code == 401
+    brew = make_business("brew", "Brew Cafe")
+    _k, brew_key = api_key_create(name="brew", access="write", business=brew, created_by=bakery.owner)
+    assert (
+        Client(HTTP_AUTHORIZATION=f"Api-Key {brew_key}")
+        .delete(f"/t/sunny/api/v1/visitors/{ALICE}")
+        .status_code
+        == 404
+    )
+    assert (
+        Client(HTTP_AUTHORIZATION=f"Api-Key {brew_key}").get(f"/t/brew/api/v1/visitors/{ALICE}").status_code
+        == 404
+    )
+    assert bakery.client(bakery.staff).post(f"/t/sunny/privacy/{ALICE}/erase/").status_code == 404
 
-    response = client.delete(f"/t/sunny/api/v1/visitors/{ALICE}")
+    response = Client(HTTP_AUTHORIZATION=f"Api-Key {write_key}").delete(f"/t/sunny/api/v1/visitors/{ALICE}")
     assert response.status_code == 200
     assert response.json() == {"conversations": 1, "messages": 4, "contacts": 2, "asks": 2}
 
@@ -135,7 +159,8 @@ def test_export_then_erase_leaves_nothing_of_the_visitor(bakery, in_sunny):
         assert not Delivery.objects.filter(conversation_id=ids["alice"]).exists()
         # Bob is untouched.
         assert _rows_holding(BOB_WORDS[0]) and Message.objects.filter(conversation_id=ids["bob"]).count() == 2
-    assert client.get(f"/t/sunny/api/v1/visitors/{ALICE}").status_code == 404
+    assert api.get(f"/api/v1/visitors/{ALICE}").status_code == 404
+    assert api.delete(f"/api/v1/visitors/{ALICE}").status_code == 404
 
 
 def test_portal_finds_and_erases_a_visitor_by_contact(bakery, in_sunny):
@@ -190,7 +215,7 @@ def test_owner_answer_follow_up_goes_with_the_conversation(bakery, in_sunny):
         ids = _seed_visitors()
         gap_answer(ticket=GapTicket.objects.get(question=ALICE_WORDS[1]), answer="Yes, ramp at the back.")
         assert Message.objects.filter(conversation_id=ids["alice"], role=Role.OWNER).exists()
-    bakery.client(bakery.owner).delete(f"/t/sunny/api/v1/visitors/{ALICE}")
+    assert bakery.client(bakery.owner).post(f"/t/sunny/privacy/{ALICE}/erase/").status_code == 302
     with in_sunny():
         assert not Message.objects.filter(conversation_id=ids["alice"]).exists()
         assert _rows_holding(ALICE_SECRETS[0]) == []

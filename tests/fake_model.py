@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,12 +37,13 @@ class ModelServer:
     """An OpenAI-compatible chat-completions endpoint that answers with recorded records per text.
 
     ``records`` maps a phrase to the records of any source text containing it (none: no record);
-    ``malformed`` makes every answer invalid JSON. ``stop()`` kills it, ``start()`` brings it back on
+    ``malformed`` makes every answer invalid JSON, ``delay`` makes each answer wait. ``stop()`` kills it, ``start()`` brings it back on
     the same port."""
 
     def __init__(self) -> None:
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.malformed = False
+        self.delay = 0.0  # seconds before each answer (a slow CPU model)
         self.requests: list[dict[str, Any]] = []
         self.port = 0
         self.httpd: ThreadingHTTPServer | None = None
@@ -64,6 +66,7 @@ class ModelServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
                 server.requests.append(body)
+                time.sleep(server.delay)
                 reply = {
                     "id": "chatcmpl-fake",
                     "object": "chat.completion",

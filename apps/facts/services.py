@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -62,8 +63,9 @@ from apps.facts.models import (
 from apps.facts.schedules import reread_schedule_set
 from apps.facts.signals import announce_topics_changed
 from apps.facts.subjects import compare_many, similarity_provider
-from apps.integrations.llm import LLMError, LLMResponseError
-from apps.tenants.db import current_business_name, current_schema
+from apps.integrations.llm import LLMError, LLMResponseError, llm_config_from_settings
+from apps.tenants.db import current_schema
+from apps.tenants.selectors import current_business_name
 
 logger = logging.getLogger(__name__)
 
@@ -673,7 +675,7 @@ def source_version_read(
         result=result,
         actor=actor,
     )
-    model_down = False
+    model_down = _model_paused(extractor)
     for part in new_parts:
         stored = SourcePart.objects.create(
             source=source, hash=part.hash, text=part.text, heading=part.heading[:500], added_in=version
@@ -842,6 +844,32 @@ def _part_mark(
     part.save(update_fields=["reading", "read_by", "read_error", "read_attempts", "retry_at"])
 
 
+#: After a call to the model times out or cannot connect, first readings in this process do not ask the
+#: same server again for this long: every part, page and owner answer would otherwise wait out its own
+#: time-out (180 s on a CPU) before its stand-in. The worker's retries (source_part_reread) always ask.
+MODEL_PAUSE_SECONDS = 60.0
+_model_paused_until: dict[str, float] = {}
+
+
+def _model_address(extractor: Extractor) -> str | None:
+    """The server a model extractor calls (None for extractors that call none)."""
+    if not hasattr(extractor, "config"):
+        return None
+    config = getattr(extractor, "config", None) or llm_config_from_settings()
+    return config.base_url
+
+
+def _model_paused(extractor: Extractor) -> bool:
+    address = _model_address(extractor)
+    return address is not None and _model_paused_until.get(address, 0.0) > time.monotonic()
+
+
+def _model_pause(extractor: Extractor) -> None:
+    address = _model_address(extractor)
+    if address is not None:
+        _model_paused_until[address] = time.monotonic() + MODEL_PAUSE_SECONDS
+
+
 def model_failure(exc: Exception) -> tuple[str, bool] | None:
     """(what went wrong, whether the model could not be reached at all) for a failure worth retrying;
     None for anything else (bad input is not retried)."""
@@ -866,7 +894,7 @@ def _part_read(
     whether the model could not be reached, so the rest of this reading does not wait on it again."""
     if model_down:
         failure: tuple[str, bool] | None = (
-            "not asked: the language model was unreachable a moment ago",
+            "not asked: the language model was unreachable or timed out a moment ago",
             True,
         )
     else:
@@ -884,6 +912,8 @@ def _part_read(
             failure = None
     if failure is not None:
         error, unreachable = failure
+        if unreachable and not model_down:
+            _model_pause(extractor)
         logger.warning("language model failed on a part of %s (%s): built-in stand-in", run.source.ref, error)
         attempts = stored.read_attempts + 1
         _apply_all(_stand_in_candidates(stored.text, context), run, topics=topics, stand_in=True)

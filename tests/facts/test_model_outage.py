@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -177,6 +178,20 @@ def test_malformed_output_is_retried_not_hashed_as_done(
     assert part.reading == PartReading.READ and part.read_by == "llm" and part.retry_at is None
     assert [f.statement for f in live()] == ["A sourdough loaf costs $8 at Sunny Bakery."]
     assert not live(stand_in=True)
+
+
+def test_a_model_that_timed_out_is_not_waited_for_again_by_the_next_event(
+    business: Any, model: ModelServer, settings: Any
+) -> None:
+    settings.XORVENTA_LLM_TIMEOUT = 1
+    model.delay = 3.0  # slower than the time-out: a loaded CPU model
+    first = owner_answer_record(question="Do you deliver?", answer="Yes, we deliver within 5 miles for $5.")
+    assert "timeout" in first.rereading[0].read_error
+    started = time.monotonic()
+    second = owner_answer_record(question="Do you cater?", answer="Yes, we cater for up to 50 people.")
+    assert time.monotonic() - started < 1.0  # the owner does not wait out a second time-out
+    assert second.rereading and "not asked" in second.rereading[0].read_error
+    assert len(model.requests) == 1 and live(stand_in=True)
 
 
 def test_a_part_with_no_record_is_flagged(business: Any, model: ModelServer) -> None:

@@ -37,6 +37,10 @@
 
   var DRAFT_PAUSE_MS = 400;
   var DRAFT_MIN_CHARS = 4;
+  // The server refuses longer messages (apps.chat.limits.MAX_MESSAGE_CHARS, XORVENTA_MAX_MESSAGE_CHARS);
+  // the server's own number replaces this default when it sends one (max_message_chars).
+  var MAX_CHARS = 1000;
+  var COUNT_FROM = 0.8; // the counter shows from this share of the limit on
   var MAX_BACKOFF_MS = 30000;
   var MAX_AUTO_RETRIES = 10; // then wait for the visitor (open, send, back online) before trying again
   var UNAVAILABLE = "The assistant is unavailable right now.";
@@ -83,45 +87,6 @@
   }
   var PREFIX = "xorventa:" + KEY + ":";
 
-  // ---------------------------------------------------------------- the site's overrides
-  // data-language / data-greeting on the tag, or window.XorventaSettings = {language, greeting, texts}
-  // before it, or Xorventa.set({...}) later. Texts are the widget's own words (the answers come from
-  // the business's knowledge, whatever the language).
-  var overrides = { language: "", greeting: "", texts: {} };
-  var TEXTS = {
-    placeholder: "Type your question…",
-    send: "Send",
-    helpful: "Helpful",
-    not_helpful: "Not helpful",
-    comment_label: "What was wrong? (optional)",
-    comment_send: "Send",
-    thanks: "Thanks for telling us.",
-  };
-  function uiText(name) {
-    var t = overrides.texts[name];
-    return typeof t === "string" && t ? t : TEXTS[name];
-  }
-  function setOverrides(options) {
-    if (!options || typeof options !== "object") return;
-    if (typeof options.language === "string" && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(options.language)) {
-      overrides.language = options.language;
-    }
-    if (typeof options.greeting === "string") overrides.greeting = options.greeting.slice(0, 500);
-    if (options.texts && typeof options.texts === "object") {
-      Object.keys(TEXTS).forEach(function (k) {
-        if (typeof options.texts[k] === "string") overrides.texts[k] = options.texts[k].slice(0, 200);
-      });
-    }
-  }
-  setOverrides(window.XorventaSettings);
-  setOverrides({
-    language: script.getAttribute("data-language") || undefined,
-    greeting: script.getAttribute("data-greeting") || undefined,
-  });
-  function greetingText() {
-    return overrides.greeting || identity.greeting;
-  }
-
   function randomId() {
     var bytes = new Uint8Array(16);
     (window.crypto || window.msCrypto).getRandomValues(bytes);
@@ -163,6 +128,9 @@
     if (typeof data.color === "string" && /^#[0-9a-fA-F]{6}$/.test(data.color)) identity.color = data.color;
     if (typeof data.show_sources === "boolean") identity.show_sources = data.show_sources;
     if (typeof data.powered_by === "boolean") identity.powered_by = data.powered_by;
+    if (typeof data.max_message_chars === "number" && data.max_message_chars >= 4) {
+      MAX_CHARS = Math.floor(data.max_message_chars);
+    }
   }
 
   function luminance(hex) {
@@ -225,15 +193,6 @@
     ".owner .bubble { border-color: var(--xv-accent); }",
     ".meta { font-size: 12px; color: #5b6570; margin: 4px 4px 0; max-width: 85%; }",
     ".meta .src { white-space: nowrap; }",
-    ".rate { display: flex; align-items: center; gap: 4px; margin: 4px 2px 0; }",
-    ".rate button { font-size: 15px; line-height: 1; padding: 4px 7px; border-radius: 8px; border: 1px solid #e3e6ea;",
-    "  background: #fff; }",
-    ".rate button[aria-pressed='true'] { background: var(--xv-accent); color: var(--xv-on-accent); border-color: transparent; }",
-    ".rate form { display: flex; gap: 6px; margin-top: 6px; width: 100%; }",
-    ".rate input { flex: 1; min-width: 0; border: 1px solid #c9ced4; border-radius: 8px; padding: 5px 8px; font-size: 14px; }",
-    ".rate .ok { background: var(--xv-accent); color: var(--xv-on-accent); border-radius: 8px; padding: 5px 10px; }",
-    ".rate .msg { font-size: 12.5px; color: #5b6570; }",
-    ".rated { flex-wrap: wrap; }",
     ".typing { display: inline-flex; gap: 4px; padding: 4px 0; }",
     ".typing i { width: 7px; height: 7px; border-radius: 50%; background: #8a939c; display: block;",
     "  animation: xv-blink 1.2s infinite ease-in-out; }",
@@ -260,6 +219,9 @@
     "  padding: 9px 11px; min-height: 40px; max-height: 120px; font-size: 15px; line-height: 1.4;",
     "  background: #fff; color: #1a1d21; }",
     ".composer textarea::placeholder { color: #737c85; }",
+    ".count { flex: none; font-size: 12.5px; color: #5b6570; text-align: right; padding: 0 14px 6px;",
+    "  background: #fff; }",
+    ".count.full { color: #8a1c1c; font-weight: 600; }",
     ".send { width: 40px; height: 40px; flex: none; border-radius: 10px; background: var(--xv-accent);",
     "  color: var(--xv-on-accent); display: flex; align-items: center; justify-content: center; }",
     ".send[aria-disabled='true'] { opacity: .45; cursor: default; }",
@@ -355,13 +317,18 @@
     tabindex: "0",
   });
   var status = el("div", { class: "status", role: "status", hidden: true });
+  var countId = nextId("count");
   var textarea = el("textarea", {
     id: inputId,
     rows: "1",
     placeholder: "Type your question…",
     autocomplete: "off",
     enterkeyhint: "send",
+    maxlength: String(MAX_CHARS),
+    "aria-describedby": countId,
   });
+  // Characters typed out of the limit: shown near the limit, read with the box by screen readers.
+  var counter = el("div", { class: "count", id: countId, hidden: true });
   var sendBtn = el("button", { type: "submit", class: "send", "aria-label": "Send" }, [icon(ICON_SEND)]);
   var composer = el("form", { class: "composer", novalidate: true }, [
     el("label", { for: inputId, class: "sr" }, ["Your question"]),
@@ -372,7 +339,7 @@
   var panel = el(
     "div",
     { class: "panel", id: panelId, role: "dialog", "aria-labelledby": titleId, hidden: true },
-    [head, log, status, composer, powered]
+    [head, log, status, composer, counter, powered]
   );
   var root = el("div", { class: "root" }, [panel, launcher]);
   shadow.appendChild(root);
@@ -390,8 +357,7 @@
     launcher.setAttribute("aria-label", "Chat with " + name);
     powered.textContent = identity.product_name ? "Powered by " + identity.product_name : "";
     powered.hidden = !(identity.powered_by && identity.product_name);
-    if (greetingRow) greetingRow.querySelector(".text").textContent = greetingText();
-    applyTexts();
+    if (greetingRow) greetingRow.querySelector(".text").textContent = identity.greeting;
   }
   applyIdentity();
 
@@ -441,7 +407,7 @@
     return note;
   }
   function renderGreeting() {
-    greetingRow = addRow("greeting", greetingText());
+    greetingRow = addRow("greeting", identity.greeting);
   }
   function renderTranscript(messages) {
     log.textContent = "";
@@ -452,7 +418,6 @@
       var role = m.role === "visitor" ? "visitor" : m.role === "owner" ? "owner" : "assistant";
       var row = addRow(role, m.text);
       if (role === "assistant") setSources(row, m.sources);
-      if (role === "assistant" && m.decision === "answer" && m.id) addFeedback(row, m.id, m.feedback);
     });
     scrollDown(true);
   }
@@ -473,7 +438,6 @@
       placeholder: "Email or phone",
     });
     var feedback = el("p", { class: "msg", role: "status" });
-    if (identified.email) input.value = identified.email; // the site said who the visitor is
     var form = el("form", { class: "contact", novalidate: true }, [
       el("label", { for: fieldId }, [identity.lead_capture_text]),
       el("div", { class: "line" }, [input, el("button", { type: "submit", class: "ok" }, ["Send"])]),
@@ -497,7 +461,6 @@
       input.removeAttribute("aria-invalid");
       feedback.textContent = "Sending…";
       contactPending = feedback;
-      contactSent = value;
     });
     form.querySelector(".skip").addEventListener("click", function () {
       form.remove();
@@ -539,6 +502,14 @@
   function updateSend() {
     var can = state === "open" && !busy && textarea.value.trim().length > 0;
     sendBtn.setAttribute("aria-disabled", can ? "false" : "true");
+    updateCount();
+  }
+  function updateCount() {
+    textarea.setAttribute("maxlength", String(MAX_CHARS));
+    var used = textarea.value.length;
+    counter.hidden = used < MAX_CHARS * COUNT_FROM;
+    counter.textContent = used + " / " + MAX_CHARS + (used >= MAX_CHARS ? " characters: the limit" : " characters");
+    counter.className = "count" + (used >= MAX_CHARS ? " full" : "");
   }
 
   function connect() {
@@ -696,14 +667,6 @@
           var leftover = t.row.querySelector(".typing");
           if (leftover) leftover.remove();
           setSources(t.row, frame.sources);
-          if (frame.decision === "answer" && frame.message_id) addFeedback(t.row, frame.message_id);
-          emit("answer", {
-            text: t.text.data,
-            question: lastQuestion,
-            decision: frame.decision,
-            sources: Array.isArray(frame.sources) ? frame.sources.slice() : [],
-            messageId: frame.message_id,
-          });
         }
         busy = false;
         log.setAttribute("aria-busy", "false");
@@ -716,7 +679,6 @@
         if (typeof frame.text === "string" && frame.text) addRow("owner", frame.text); // a Text node
         break;
       case "contact_saved":
-        emit("lead", { source: "lead_form", contact: contactSent, questions: frame.questions });
         contactSaved();
         break;
       case "error":
@@ -783,7 +745,6 @@
     }
     busy = true;
     pendingVisitor = { row: addRow("visitor", text), text: text };
-    lastQuestion = text;
     textarea.value = "";
     autosize();
     waitingRow = typingRow();
@@ -806,7 +767,7 @@
     clearTimeout(draftTimer);
     draftTimer = setTimeout(function () {
       var text = textarea.value.trim();
-      if (text.length >= DRAFT_MIN_CHARS && text !== lastDraft && text.length <= 1000) {
+      if (text.length >= DRAFT_MIN_CHARS && text !== lastDraft && text.length <= MAX_CHARS) {
         if (send({ type: "draft", text: text })) lastDraft = text;
       }
     }, DRAFT_PAUSE_MS);
@@ -822,7 +783,6 @@
     launcher.setAttribute("aria-expanded", "true");
     launcher.replaceChild(icon(ICON_CLOSE), launcher.firstChild);
     setItem(session, PREFIX + "open", "1");
-    emit("open", {});
     if (state === "idle" || state === "retrying") {
       if (state === "retrying") retrySoon();
       else connect();
@@ -836,7 +796,6 @@
     launcher.setAttribute("aria-expanded", "false");
     launcher.replaceChild(icon(ICON_CHAT), launcher.firstChild);
     removeItem(session, PREFIX + "open");
-    emit("close", {});
     launcher.focus();
   }
   launcher.addEventListener("click", function () {
@@ -854,170 +813,6 @@
       close();
     }
   });
-
-  // ---------------------------------------------------------------- answer feedback
-  function postJSON(path, body) {
-    if (!window.fetch) return Promise.resolve(null);
-    return fetch(HTTP_BASE + "/api/v1/widgets/" + encodeURIComponent(KEY) + path, {
-      method: "POST",
-      mode: "cors",
-      credentials: "omit",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    }).then(
-      function (r) {
-        return r.json().then(
-          function (data) {
-            return { ok: r.ok, data: data };
-          },
-          function () {
-            return { ok: r.ok, data: null };
-          }
-        );
-      },
-      function () {
-        return null;
-      }
-    );
-  }
-  function addFeedback(row, messageId, given) {
-    if (row.querySelector(".rate")) return;
-    var up = el("button", { type: "button", "aria-pressed": "false", "aria-label": uiText("helpful"), title: uiText("helpful") }, ["👍"]);
-    var down = el("button", { type: "button", "aria-pressed": "false", "aria-label": uiText("not_helpful"), title: uiText("not_helpful") }, ["👎"]);
-    var note = el("span", { class: "msg", role: "status" });
-    var bar = el("div", { class: "rate" }, [up, down, note]);
-    function mark(rating) {
-      up.setAttribute("aria-pressed", rating === "up" ? "true" : "false");
-      down.setAttribute("aria-pressed", rating === "down" ? "true" : "false");
-    }
-    if (given && given.rating) mark(given.rating);
-    function rate(rating, comment) {
-      mark(rating);
-      return postJSON("/feedback", { visitor_id: visitorId(), message_id: messageId, rating: rating, comment: comment || "" }).then(
-        function (res) {
-          note.textContent = res && res.ok ? uiText("thanks") : (res && res.data && res.data.detail) || UNAVAILABLE;
-          if (res && res.ok) emit("feedback", { messageId: messageId, rating: rating, comment: comment || "" });
-          return res && res.ok;
-        }
-      );
-    }
-    up.addEventListener("click", function () {
-      rate("up");
-    });
-    down.addEventListener("click", function () {
-      rate("down").then(function (ok) {
-        if (!ok || bar.querySelector("form")) return;
-        var fieldId = nextId("why");
-        var input = el("input", { id: fieldId, type: "text", maxlength: "1000" });
-        var form = el("form", { novalidate: true }, [
-          el("label", { for: fieldId, class: "sr" }, [uiText("comment_label")]),
-          input,
-          el("button", { type: "submit", class: "ok" }, [uiText("comment_send")]),
-        ]);
-        input.setAttribute("placeholder", uiText("comment_label"));
-        form.addEventListener("submit", function (ev) {
-          ev.preventDefault();
-          var comment = input.value.trim();
-          if (!comment) return;
-          rate("down", comment).then(function (sent) {
-            if (sent) form.remove();
-          });
-        });
-        bar.classList.add("rated");
-        bar.appendChild(form);
-        input.focus();
-      });
-    });
-    row.appendChild(bar);
-  }
-
-  // ---------------------------------------------------------------- the JavaScript API (README: Widget API)
-  var listeners = {};
-  var identified = { name: "", email: "" };
-  var lastQuestion = "";
-  var contactSent = "";
-  function emit(name, detail) {
-    (listeners[name] || []).slice().forEach(function (fn) {
-      try {
-        fn(detail);
-      } catch (e) {
-        if (window.console) console.error("Xorventa widget: an '" + name + "' listener failed", e);
-      }
-    });
-  }
-  function applyTexts() {
-    textarea.setAttribute("placeholder", uiText("placeholder"));
-    sendBtn.setAttribute("aria-label", uiText("send"));
-    if (overrides.language) root.setAttribute("lang", overrides.language);
-  }
-  var api = function (method) {
-    // Xorventa("open"), Xorventa("on", "answer", fn): the queue form, usable before the script loads.
-    var fn = api[method];
-    if (typeof fn !== "function") throw new Error("Xorventa: no method " + method);
-    return fn.apply(api, Array.prototype.slice.call(arguments, 1));
-  };
-  api.version = "1";
-  api.open = function () {
-    open();
-  };
-  api.close = function () {
-    if (isOpen()) close();
-  };
-  api.ask = function (question) {
-    if (typeof question !== "string" || !question.trim()) return false;
-    if (!isOpen()) open(false);
-    textarea.value = question.trim();
-    autosize();
-    updateSend();
-    submit(); // sent now, or with the hello once connected
-    return true;
-  };
-  api.identify = function (who) {
-    who = who || {};
-    var email = typeof who.email === "string" ? who.email.trim() : "";
-    if (!email) return Promise.resolve(false);
-    identified = { name: typeof who.name === "string" ? who.name : "", email: email };
-    var body = { visitor_id: visitorId(), email: email, name: identified.name };
-    if (typeof who.consent === "string") body.consent = who.consent;
-    return postJSON("/identify", body).then(function (res) {
-      if (res && res.ok) emit("lead", { source: "identify", contact: email, name: identified.name });
-      return !!(res && res.ok);
-    });
-  };
-  api.on = function (name, fn) {
-    if (typeof fn !== "function") return function () {};
-    (listeners[name] = listeners[name] || []).push(fn);
-    return function () {
-      api.off(name, fn);
-    };
-  };
-  api.off = function (name, fn) {
-    listeners[name] = (listeners[name] || []).filter(function (f) {
-      return f !== fn;
-    });
-  };
-  api.set = function (options) {
-    setOverrides(options);
-    applyIdentity();
-  };
-  api.isOpen = isOpen;
-  var queued = window.Xorventa && window.Xorventa.q;
-  if (!window.Xorventa || queued) {
-    window.Xorventa = api; // the first widget on the page owns the name
-    applyTexts();
-    (queued || []).forEach(function (args) {
-      try {
-        api.apply(null, Array.prototype.slice.call(args));
-      } catch (e) {
-        if (window.console) console.error(e);
-      }
-    });
-    try {
-      window.dispatchEvent(new CustomEvent("xorventa:ready", { detail: api }));
-    } catch (e) {
-      /* old browsers: the queue form still works */
-    }
-  }
 
   function mount() {
     document.body.appendChild(host);

@@ -99,6 +99,8 @@ def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, 
         "DATABASE_URL": f"postgresql://postgres@/{name}?host={host}",
         "SECRET_KEY": "browser-test-secret-key-not-for-production",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # The server's own address: its portal pages (the owner's widget preview) are its own origin.
+        "XORVENTA_SITE_URL": f"http://127.0.0.1:{port}",
         "DEBUG": "0",
         "SECURE_SSL_REDIRECT": "0",
         "XORVENTA_EXTRACTOR": "builtin",
@@ -117,7 +119,7 @@ def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, 
         cwd=BASE_DIR,
         env=env,
         check=True,
-        timeout=120,
+        timeout=600,  # whitenoise compresses every file: minutes on a busy 2-core machine
     )
     log = tmp / "daphne.log"
     with log.open("wb") as out:

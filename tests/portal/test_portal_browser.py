@@ -249,11 +249,12 @@ def test_every_page_passes_the_accessibility_check(live_server, bakery, in_sunny
         f"/conversations/{conversation.pk}/",
         "/widget/",
         "/team/",
+        "/api-keys/",
     ):
         response = page.goto(base + path)
         assert response is not None and response.status == 200, path
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         check_accessibility(page)
-    for path in ("/console/acme/", "/console/acme/white-label/"):
+    for path in ("/console/acme/", "/console/acme/white-label/", "/console/acme/api-keys/"):
         page.goto(live_server.url + path)
         check_accessibility(page)

@@ -87,6 +87,45 @@
   }
   var PREFIX = "xorventa:" + KEY + ":";
 
+  // ---------------------------------------------------------------- the site's overrides
+  // data-language / data-greeting on the tag, or window.XorventaSettings = {language, greeting, texts}
+  // before it, or Xorventa.set({...}) later. Texts are the widget's own words (the answers come from
+  // the business's knowledge, whatever the language).
+  var overrides = { language: "", greeting: "", texts: {} };
+  var TEXTS = {
+    placeholder: "Type your question…",
+    send: "Send",
+    helpful: "Helpful",
+    not_helpful: "Not helpful",
+    comment_label: "What was wrong? (optional)",
+    comment_send: "Send",
+    thanks: "Thanks for telling us.",
+  };
+  function uiText(name) {
+    var t = overrides.texts[name];
+    return typeof t === "string" && t ? t : TEXTS[name];
+  }
+  function setOverrides(options) {
+    if (!options || typeof options !== "object") return;
+    if (typeof options.language === "string" && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(options.language)) {
+      overrides.language = options.language;
+    }
+    if (typeof options.greeting === "string") overrides.greeting = options.greeting.slice(0, 500);
+    if (options.texts && typeof options.texts === "object") {
+      Object.keys(TEXTS).forEach(function (k) {
+        if (typeof options.texts[k] === "string") overrides.texts[k] = options.texts[k].slice(0, 200);
+      });
+    }
+  }
+  setOverrides(window.XorventaSettings);
+  setOverrides({
+    language: script.getAttribute("data-language") || undefined,
+    greeting: script.getAttribute("data-greeting") || undefined,
+  });
+  function greetingText() {
+    return overrides.greeting || identity.greeting;
+  }
+
   function randomId() {
     var bytes = new Uint8Array(16);
     (window.crypto || window.msCrypto).getRandomValues(bytes);
@@ -193,6 +232,15 @@
     ".owner .bubble { border-color: var(--xv-accent); }",
     ".meta { font-size: 12px; color: #5b6570; margin: 4px 4px 0; max-width: 85%; }",
     ".meta .src { white-space: nowrap; }",
+    ".rate { display: flex; align-items: center; gap: 4px; margin: 4px 2px 0; }",
+    ".rate button { font-size: 15px; line-height: 1; padding: 4px 7px; border-radius: 8px; border: 1px solid #e3e6ea;",
+    "  background: #fff; }",
+    ".rate button[aria-pressed='true'] { background: var(--xv-accent); color: var(--xv-on-accent); border-color: transparent; }",
+    ".rate form { display: flex; gap: 6px; margin-top: 6px; width: 100%; }",
+    ".rate input { flex: 1; min-width: 0; border: 1px solid #c9ced4; border-radius: 8px; padding: 5px 8px; font-size: 14px; }",
+    ".rate .ok { background: var(--xv-accent); color: var(--xv-on-accent); border-radius: 8px; padding: 5px 10px; }",
+    ".rate .msg { font-size: 12.5px; color: #5b6570; }",
+    ".rated { flex-wrap: wrap; }",
     ".typing { display: inline-flex; gap: 4px; padding: 4px 0; }",
     ".typing i { width: 7px; height: 7px; border-radius: 50%; background: #8a939c; display: block;",
     "  animation: xv-blink 1.2s infinite ease-in-out; }",
@@ -357,7 +405,8 @@
     launcher.setAttribute("aria-label", "Chat with " + name);
     powered.textContent = identity.product_name ? "Powered by " + identity.product_name : "";
     powered.hidden = !(identity.powered_by && identity.product_name);
-    if (greetingRow) greetingRow.querySelector(".text").textContent = identity.greeting;
+    if (greetingRow) greetingRow.querySelector(".text").textContent = greetingText();
+    applyTexts();
   }
   applyIdentity();
 
@@ -407,7 +456,7 @@
     return note;
   }
   function renderGreeting() {
-    greetingRow = addRow("greeting", identity.greeting);
+    greetingRow = addRow("greeting", greetingText());
   }
   function renderTranscript(messages) {
     log.textContent = "";
@@ -418,6 +467,7 @@
       var role = m.role === "visitor" ? "visitor" : m.role === "owner" ? "owner" : "assistant";
       var row = addRow(role, m.text);
       if (role === "assistant") setSources(row, m.sources);
+      if (role === "assistant" && m.decision === "answer" && m.id) addFeedback(row, m.id, m.feedback);
     });
     scrollDown(true);
   }
@@ -438,6 +488,7 @@
       placeholder: "Email or phone",
     });
     var feedback = el("p", { class: "msg", role: "status" });
+    if (identified.email) input.value = identified.email; // the site said who the visitor is
     var form = el("form", { class: "contact", novalidate: true }, [
       el("label", { for: fieldId }, [identity.lead_capture_text]),
       el("div", { class: "line" }, [input, el("button", { type: "submit", class: "ok" }, ["Send"])]),
@@ -461,6 +512,7 @@
       input.removeAttribute("aria-invalid");
       feedback.textContent = "Sending…";
       contactPending = feedback;
+      contactSent = value;
     });
     form.querySelector(".skip").addEventListener("click", function () {
       form.remove();
@@ -667,6 +719,14 @@
           var leftover = t.row.querySelector(".typing");
           if (leftover) leftover.remove();
           setSources(t.row, frame.sources);
+          if (frame.decision === "answer" && frame.message_id) addFeedback(t.row, frame.message_id);
+          emit("answer", {
+            text: t.text.data,
+            question: lastQuestion,
+            decision: frame.decision,
+            sources: Array.isArray(frame.sources) ? frame.sources.slice() : [],
+            messageId: frame.message_id,
+          });
         }
         busy = false;
         log.setAttribute("aria-busy", "false");
@@ -679,6 +739,7 @@
         if (typeof frame.text === "string" && frame.text) addRow("owner", frame.text); // a Text node
         break;
       case "contact_saved":
+        emit("lead", { source: "lead_form", contact: contactSent, questions: frame.questions });
         contactSaved();
         break;
       case "error":
@@ -745,6 +806,7 @@
     }
     busy = true;
     pendingVisitor = { row: addRow("visitor", text), text: text };
+    lastQuestion = text;
     textarea.value = "";
     autosize();
     waitingRow = typingRow();
@@ -783,6 +845,7 @@
     launcher.setAttribute("aria-expanded", "true");
     launcher.replaceChild(icon(ICON_CLOSE), launcher.firstChild);
     setItem(session, PREFIX + "open", "1");
+    emit("open", {});
     if (state === "idle" || state === "retrying") {
       if (state === "retrying") retrySoon();
       else connect();
@@ -796,6 +859,7 @@
     launcher.setAttribute("aria-expanded", "false");
     launcher.replaceChild(icon(ICON_CHAT), launcher.firstChild);
     removeItem(session, PREFIX + "open");
+    emit("close", {});
     launcher.focus();
   }
   launcher.addEventListener("click", function () {
@@ -813,6 +877,170 @@
       close();
     }
   });
+
+  // ---------------------------------------------------------------- answer feedback
+  function postJSON(path, body) {
+    if (!window.fetch) return Promise.resolve(null);
+    return fetch(HTTP_BASE + "/api/v1/widgets/" + encodeURIComponent(KEY) + path, {
+      method: "POST",
+      mode: "cors",
+      credentials: "omit",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }).then(
+      function (r) {
+        return r.json().then(
+          function (data) {
+            return { ok: r.ok, data: data };
+          },
+          function () {
+            return { ok: r.ok, data: null };
+          }
+        );
+      },
+      function () {
+        return null;
+      }
+    );
+  }
+  function addFeedback(row, messageId, given) {
+    if (row.querySelector(".rate")) return;
+    var up = el("button", { type: "button", "aria-pressed": "false", "aria-label": uiText("helpful"), title: uiText("helpful") }, ["👍"]);
+    var down = el("button", { type: "button", "aria-pressed": "false", "aria-label": uiText("not_helpful"), title: uiText("not_helpful") }, ["👎"]);
+    var note = el("span", { class: "msg", role: "status" });
+    var bar = el("div", { class: "rate" }, [up, down, note]);
+    function mark(rating) {
+      up.setAttribute("aria-pressed", rating === "up" ? "true" : "false");
+      down.setAttribute("aria-pressed", rating === "down" ? "true" : "false");
+    }
+    if (given && given.rating) mark(given.rating);
+    function rate(rating, comment) {
+      mark(rating);
+      return postJSON("/feedback", { visitor_id: visitorId(), message_id: messageId, rating: rating, comment: comment || "" }).then(
+        function (res) {
+          note.textContent = res && res.ok ? uiText("thanks") : (res && res.data && res.data.detail) || UNAVAILABLE;
+          if (res && res.ok) emit("feedback", { messageId: messageId, rating: rating, comment: comment || "" });
+          return res && res.ok;
+        }
+      );
+    }
+    up.addEventListener("click", function () {
+      rate("up");
+    });
+    down.addEventListener("click", function () {
+      rate("down").then(function (ok) {
+        if (!ok || bar.querySelector("form")) return;
+        var fieldId = nextId("why");
+        var input = el("input", { id: fieldId, type: "text", maxlength: "1000" });
+        var form = el("form", { novalidate: true }, [
+          el("label", { for: fieldId, class: "sr" }, [uiText("comment_label")]),
+          input,
+          el("button", { type: "submit", class: "ok" }, [uiText("comment_send")]),
+        ]);
+        input.setAttribute("placeholder", uiText("comment_label"));
+        form.addEventListener("submit", function (ev) {
+          ev.preventDefault();
+          var comment = input.value.trim();
+          if (!comment) return;
+          rate("down", comment).then(function (sent) {
+            if (sent) form.remove();
+          });
+        });
+        bar.classList.add("rated");
+        bar.appendChild(form);
+        input.focus();
+      });
+    });
+    row.appendChild(bar);
+  }
+
+  // ---------------------------------------------------------------- the JavaScript API (README: Widget API)
+  var listeners = {};
+  var identified = { name: "", email: "" };
+  var lastQuestion = "";
+  var contactSent = "";
+  function emit(name, detail) {
+    (listeners[name] || []).slice().forEach(function (fn) {
+      try {
+        fn(detail);
+      } catch (e) {
+        if (window.console) console.error("Xorventa widget: an '" + name + "' listener failed", e);
+      }
+    });
+  }
+  function applyTexts() {
+    textarea.setAttribute("placeholder", uiText("placeholder"));
+    sendBtn.setAttribute("aria-label", uiText("send"));
+    if (overrides.language) root.setAttribute("lang", overrides.language);
+  }
+  var api = function (method) {
+    // Xorventa("open"), Xorventa("on", "answer", fn): the queue form, usable before the script loads.
+    var fn = api[method];
+    if (typeof fn !== "function") throw new Error("Xorventa: no method " + method);
+    return fn.apply(api, Array.prototype.slice.call(arguments, 1));
+  };
+  api.version = "1";
+  api.open = function () {
+    open();
+  };
+  api.close = function () {
+    if (isOpen()) close();
+  };
+  api.ask = function (question) {
+    if (typeof question !== "string" || !question.trim()) return false;
+    if (!isOpen()) open(false);
+    textarea.value = question.trim();
+    autosize();
+    updateSend();
+    submit(); // sent now, or with the hello once connected
+    return true;
+  };
+  api.identify = function (who) {
+    who = who || {};
+    var email = typeof who.email === "string" ? who.email.trim() : "";
+    if (!email) return Promise.resolve(false);
+    identified = { name: typeof who.name === "string" ? who.name : "", email: email };
+    var body = { visitor_id: visitorId(), email: email, name: identified.name };
+    if (typeof who.consent === "string") body.consent = who.consent;
+    return postJSON("/identify", body).then(function (res) {
+      if (res && res.ok) emit("lead", { source: "identify", contact: email, name: identified.name });
+      return !!(res && res.ok);
+    });
+  };
+  api.on = function (name, fn) {
+    if (typeof fn !== "function") return function () {};
+    (listeners[name] = listeners[name] || []).push(fn);
+    return function () {
+      api.off(name, fn);
+    };
+  };
+  api.off = function (name, fn) {
+    listeners[name] = (listeners[name] || []).filter(function (f) {
+      return f !== fn;
+    });
+  };
+  api.set = function (options) {
+    setOverrides(options);
+    applyIdentity();
+  };
+  api.isOpen = isOpen;
+  var queued = window.Xorventa && window.Xorventa.q;
+  if (!window.Xorventa || queued) {
+    window.Xorventa = api; // the first widget on the page owns the name
+    applyTexts();
+    (queued || []).forEach(function (args) {
+      try {
+        api.apply(null, Array.prototype.slice.call(args));
+      } catch (e) {
+        if (window.console) console.error(e);
+      }
+    });
+    try {
+      window.dispatchEvent(new CustomEvent("xorventa:ready", { detail: api }));
+    } catch (e) {
+      /* old browsers: the queue form still works */
+    }
+  }
 
   function mount() {
     document.body.appendChild(host);

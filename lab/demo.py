@@ -7,6 +7,7 @@ published in the README, so they are seeded only in development (DEBUG) or when 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from django.conf import settings
@@ -42,7 +43,7 @@ def _user(email: str) -> User:
     return user
 
 
-def demo_seed(log: Callable[[str], object] = print) -> Business:
+def demo_seed(log: Callable[[str], object] = print, *, site_url: str = "") -> Business:
     reseller = Reseller.objects.filter(slug=DEMO_RESELLER_SLUG).first() or reseller_create(
         name="Demo Agency", slug=DEMO_RESELLER_SLUG
     )
@@ -58,7 +59,7 @@ def demo_seed(log: Callable[[str], object] = print) -> Business:
     demo_knowledge_seed(business, log=log)
     from lab.demo_site import demo_crawl_seed
 
-    demo_crawl_seed(business, log=log)
+    demo_crawl_seed(business, log=log, site_url=site_url)
     from lab.demo_conversations import demo_conversations_seed
 
     demo_conversations_seed(business, log=log)
@@ -72,15 +73,56 @@ def demo_for_local_run(
     ``demo_enabled``; returns the start-up banner's lines for it (addresses and logins)."""
     if not demo_enabled(asked=asked_demo):
         return []
-    demo_seed(log=log)
+    from lab.demo_site import demo_site_port, demo_site_start
+
     base = f"http://{settings.BASE_DOMAIN}:{port}"
+    # The bakery's own website, with the widget, for as long as `make run` runs (this process).
+    site = demo_site_start(snippet="", port=demo_site_port(), log=log)
+    business = demo_seed(log=log, site_url=site.url)
+    site.snippet = (
+        f'<script src="{base}/static/xorventa/widget.js" data-key="{business.public_key}" async></script>'
+    )
+    _widget_allowed_on(business, site.url)
+    # The web server and the worker `up` starts next may read that one local server (its daily
+    # re-read, "Sync now"); nothing else on loopback.
+    named = [s for s in os.environ.get("XORVENTA_OUTBOUND_LOCAL_SERVERS", "").split(",") if s]
+    os.environ["XORVENTA_OUTBOUND_LOCAL_SERVERS"] = ",".join(dict.fromkeys([*named, site.url.rstrip("/")]))
     return [
         f"Demo business, by path {base}/t/{DEMO_SLUG}/",
         f"Demo business, by host http://{DEMO_SLUG}.{settings.BASE_DOMAIN}:{port}/",
+        f"Its own website        {site.url} (the pages it crawls, with the widget on them)",
         f"Owner login            {DEMO_OWNER_EMAIL} / {DEMO_OWNER_PASSWORD}",
         f"Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (not staff)",
         _operator_line(),
+        *TRY_LINES,
     ]
+
+
+# What a newcomer can try on the demo website (the seeded knowledge: demo_knowledge.py).
+TRY_LINES = [
+    "Try, in the widget on its website:",
+    "  - “Do you have gluten-free bread?”: not known, so passed to the owner. Sign in as the owner, answer",
+    "    it under Questions, ask again: the owner's answer, at once.",
+    "  - “What are your hours on December 28?”: the holiday hours (to Dec 24) are over by then, the",
+    "    usual hours are back. The Knowledge page shows any date the same way.",
+    "  - “Talk to a person” (or type “can I talk to a human?”): the owner sees it live in the portal's",
+    "    Inbox, takes the conversation over and replies; the visitor reads the reply in the widget.",
+]
+
+
+def _widget_allowed_on(business: Business, site_url: str) -> None:
+    """The demo website may show the business's widget (its origin on the allow-list, once)."""
+    from django_tenants.utils import tenant_context
+
+    from apps.chat.origins import normalise_origin
+    from apps.chat.services import widget_settings
+
+    origin = normalise_origin(site_url.rstrip("/"))
+    with tenant_context(business):
+        row = widget_settings()
+        if origin and origin not in (row.allowed_origins or []):
+            row.allowed_origins = [*(row.allowed_origins or []), origin]
+            row.save(update_fields=["allowed_origins", "updated_at"])
 
 
 def _operator_line() -> str:

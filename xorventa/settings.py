@@ -434,6 +434,16 @@ if not all(port.isdigit() and 0 < int(port) < 65536 for port in _outbound_ports)
         f"XORVENTA_OUTBOUND_ALLOWED_PORTS={','.join(_outbound_ports)!r} must be port numbers separated by commas."
     )
 XORVENTA_OUTBOUND_ALLOWED_PORTS = frozenset(int(port) for port in _outbound_ports)
+# Exact loopback servers run beside the product that every process may read (http://127.0.0.1:8001):
+# `make run` names its demo website here for its web server and worker. Nothing else on loopback.
+XORVENTA_OUTBOUND_LOCAL_SERVERS = env_list("XORVENTA_OUTBOUND_LOCAL_SERVERS", [])
+for _server in XORVENTA_OUTBOUND_LOCAL_SERVERS:
+    _parts = urlparse(_server)
+    if _parts.scheme not in ("http", "https") or not _parts.port or _parts.hostname not in ("127.0.0.1", "::1"):
+        raise ImproperlyConfigured(
+            f"XORVENTA_OUTBOUND_LOCAL_SERVERS: {_server!r} is not a loopback address with a port "
+            "(e.g. http://127.0.0.1:8001)."
+        )
 
 # Webhooks (apps/webhooks): a failed delivery is retried after RETRY_SECONDS, then twice that, four
 # times... (capped at six hours) until MAX_ATTEMPTS tries; each request waits at most TIMEOUT seconds.

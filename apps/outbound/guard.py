@@ -16,9 +16,10 @@ the machine's own services into facts that anonymous visitors can ask for. The g
    hop included (httpx sends every hop through the transport).
 
 Loopback is refused unless ``XORVENTA_OUTBOUND_ALLOW_LOOPBACK`` is on (the test suite, for its local
-sites) or a server this process runs itself is granted for as long as it runs (``allow_local_server``:
-the demo website, the security suite's planted site). Metadata addresses are refused whatever is
-allowed.
+sites), a server this process runs itself is granted for as long as it runs (``allow_local_server``:
+the demo crawl, the security suite's planted site), or the operator names the exact loopback servers
+run beside the product (``XORVENTA_OUTBOUND_LOCAL_SERVERS``: `make run`'s demo website, which the
+worker re-reads on its schedule). Metadata addresses are refused whatever is allowed.
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ class OutboundPolicy:
 
     allow_loopback: bool = False  # loopback addresses on any port (local development, the test suite)
     allowed_ports: frozenset[int] = DEFAULT_ALLOWED_PORTS
+    # Loopback servers the operator runs beside the product, exactly (address, port): `make run`'s demo
+    # website, which its worker re-reads too. Nothing else on loopback.
+    local_servers: frozenset[tuple[IPAddress, int]] = frozenset()
 
     @classmethod
     def from_settings(cls) -> OutboundPolicy:
@@ -96,6 +100,9 @@ class OutboundPolicy:
             allow_loopback=bool(getattr(settings, "XORVENTA_OUTBOUND_ALLOW_LOOPBACK", False)),
             allowed_ports=frozenset(
                 getattr(settings, "XORVENTA_OUTBOUND_ALLOWED_PORTS", DEFAULT_ALLOWED_PORTS)
+            ),
+            local_servers=frozenset(
+                local_server_key(url) for url in getattr(settings, "XORVENTA_OUTBOUND_LOCAL_SERVERS", ())
             ),
         )
 
@@ -127,11 +134,7 @@ def allow_local_server(base_url: str) -> Iterator[None]:
     """Let requests from this process reach one loopback server it runs itself (exact address and
     port), while the block runs. Nothing else on loopback becomes reachable, and other processes
     (the web server, the worker) are unaffected."""
-    url = httpx.URL(base_url)
-    address = ip_address(url.raw_host.decode("ascii"))
-    if not address.is_loopback or url.port is None:
-        raise ValueError(f"allow_local_server takes a loopback address and port, not {base_url!r}")
-    key = (address, url.port)
+    key = local_server_key(base_url)
     with _grants_lock:
         _grants[key] = _grants.get(key, 0) + 1
     try:
@@ -141,6 +144,20 @@ def allow_local_server(base_url: str) -> Iterator[None]:
             _grants[key] -= 1
             if not _grants[key]:
                 del _grants[key]
+
+
+def local_server_key(base_url: str) -> tuple[IPAddress, int]:
+    """(address, port) of a loopback server given as http://127.0.0.1:8001; ValueError otherwise."""
+    try:
+        url = httpx.URL(base_url)
+        address = ip_address(url.raw_host.decode("ascii"))
+    except (httpx.InvalidURL, UnicodeError, ValueError):
+        raise ValueError(
+            f"a loopback address and port such as http://127.0.0.1:8001, not {base_url!r}"
+        ) from None
+    if not address.is_loopback or url.port is None:
+        raise ValueError(f"a loopback address and port such as http://127.0.0.1:8001, not {base_url!r}")
+    return address, url.port
 
 
 def _granted(address: IPAddress, port: int) -> bool:
@@ -261,7 +278,7 @@ def _port_text(port: int, policy: OutboundPolicy) -> str:
 
 def _refusal(address: IPAddress, port: int, policy: OutboundPolicy, subject: str) -> str:
     """Why this address and port are refused, after ``subject`` ("" when allowed)."""
-    if _granted(address, port):
+    if _granted(address, port) or (address, port) in policy.local_servers:
         return ""
     verdict = address_refusal(address)
     if verdict.kind == "loopback" and policy.allow_loopback:

@@ -331,3 +331,22 @@ def test_production_settings_allow_no_loopback_and_only_ports_80_and_443():
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False [80, 443]"
+
+
+def test_a_named_local_server_is_reachable_and_nothing_else_on_loopback(secret, settings):
+    """XORVENTA_OUTBOUND_LOCAL_SERVERS (`make run` names its demo website for its worker): that exact
+    address and port only; the next port, another loopback address and a private address stay refused."""
+    settings.XORVENTA_OUTBOUND_LOCAL_SERVERS = [secret.base]
+    settings.XORVENTA_OUTBOUND_ALLOW_LOOPBACK = False  # as deployed (the tests allow loopback)
+    policy = OutboundPolicy.from_settings()
+    assert not policy.allow_loopback
+    with guarded_client(policy=policy) as client:
+        assert client.get(secret.url("/")).status_code in (200, 404)
+        for refused in (
+            f"http://127.0.0.1:{secret.port + 1}/",
+            f"http://127.0.0.2:{secret.port}/",
+            "http://10.0.0.5/",
+        ):
+            with pytest.raises(OutboundRefused):
+                client.get(refused)
+    assert OutboundPolicy().local_servers == frozenset()  # production: none

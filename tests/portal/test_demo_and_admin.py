@@ -25,13 +25,16 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 @pytest.fixture
 def light_demo(monkeypatch):
     """The demo's accounts and business without its content (crawl, knowledge, conversations: ~30 s,
-    tested in test_portal_forms)."""
+    tested in test_portal_forms). Its website, if served, on a free port; what `up` names for its
+    children is restored afterwards."""
     for module, name in (
         ("lab.demo_knowledge", "demo_knowledge_seed"),
         ("lab.demo_site", "demo_crawl_seed"),
         ("lab.demo_conversations", "demo_conversations_seed"),
     ):
-        monkeypatch.setattr(f"{module}.{name}", lambda business, log=print: 0)
+        monkeypatch.setattr(f"{module}.{name}", lambda business, log=print, **options: 0)
+    monkeypatch.setenv("XORVENTA_DEMO_SITE_PORT", "0")
+    monkeypatch.setenv("XORVENTA_OUTBOUND_LOCAL_SERVERS", "")
 
 
 def test_no_demo_logins_in_production_unless_asked(settings, tenant_schema_template, db):
@@ -69,6 +72,8 @@ def test_up_seeds_the_demo_only_through_the_lab_signal(light_demo, settings, ten
     (banner,) = [lines for _receiver, lines in replies]
     assert f"Reseller login         {DEMO_RESELLER_EMAIL} / {DEMO_OWNER_PASSWORD} (not staff)" in banner
     assert any(line.startswith("Staff admin login      operator@demo.example / ") for line in banner)
+    site = next(line for line in banner if line.startswith("Its own website"))
+    assert "http://127.0.0.1:" in site and "Try, in the widget on its website:" in banner
     assert Business.objects.filter(slug="sunny").exists()
 
 

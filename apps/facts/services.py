@@ -1069,6 +1069,13 @@ def source_part_reread(*, part_id: int, extractor: Extractor, now: datetime | No
     Evidence.objects.filter(part=part, fact__in=stand_ins, withdrawn_at__isnull=True).update(
         withdrawn_at=now, withdrawn_reason=SUPERSEDED_BY_MODEL[:300]
     )
+    # So far only the built-in reader read this part: the disagreements it found go with its records
+    # (the model's reading records its own).
+    Disagreement.objects.filter(part=part, status=DisagreementStatus.OPEN).update(
+        status=DisagreementStatus.DISMISSED,
+        resolved_at=now,
+        resolved_by="system: read again by the language model",
+    )
     _apply_all(candidates, run, topics=list(context.existing_topics))
     _stand_ins_supersede(stand_ins, result, now=now)
     _part_mark(part, PartReading.READ if candidates else PartReading.NO_RECORDS, read_by=extractor.name)

@@ -20,6 +20,8 @@ import pytest
 from django.utils import timezone
 
 from apps.facts.models import (
+    Disagreement,
+    DisagreementStatus,
     EventKind,
     Fact,
     FactEvent,
@@ -192,6 +194,31 @@ def test_a_model_that_timed_out_is_not_waited_for_again_by_the_next_event(
     assert time.monotonic() - started < 1.0  # the owner does not wait out a second time-out
     assert second.rereading and "not asked" in second.rereading[0].read_error
     assert len(model.requests) == 1 and live(stand_in=True)
+
+
+def test_a_stand_in_disagreement_is_replaced_by_the_models(
+    business: Any, model: ModelServer, django_capture_on_commit_callbacks: Any
+) -> None:
+    owner = owner_fact_add(
+        topic="Sourdough", aspect="price", statement="A sourdough loaf costs $8.", value="$8"
+    )
+    model.stop()
+    with django_capture_on_commit_callbacks(execute=True):
+        source_ingest(kind="website", ref="https://sunny.example/", content="Sourdough is $9 a loaf.")
+    first = Disagreement.objects.get()
+    assert first.status == DisagreementStatus.OPEN and first.fact == owner.added[0]
+    model.records = {
+        "Sourdough": [record("Sourdough", "price", "A sourdough loaf costs $9 at Sunny Bakery.", "$9")]
+    }
+    model.start()
+    worker_runs_due_retries()
+    first.refresh_from_db()
+    assert first.status == DisagreementStatus.DISMISSED  # it went with the built-in reader's records
+    now_open = Disagreement.objects.get(status=DisagreementStatus.OPEN)
+    assert (
+        now_open.statement == "A sourdough loaf costs $9 at Sunny Bakery." and now_open.fact == owner.added[0]
+    )
+    assert live(statement="A sourdough loaf costs $8.")  # the owner's answer still wins
 
 
 def test_a_part_with_no_record_is_flagged(business: Any, model: ModelServer) -> None:

@@ -184,5 +184,11 @@ def retention_apply(*, now: Any = None) -> int:
             _erase(conversation_ids=ids, visitor_ids=[])
             deleted += len(ids)
     with transaction.atomic():  # contacts passed by the website with no conversation kept
-        VisitorContact.objects.filter(consented_at__lt=cutoff).delete()
+        old = VisitorContact.objects.filter(consented_at__lt=cutoff)
+        visitor_ids = sorted(set(old.values_list("visitor_id", flat=True)))
+        if visitor_ids:
+            old.delete()
+            visitor_erased.send(
+                sender="visitors", schema_name=current_schema(), conversation_ids=[], visitor_ids=visitor_ids
+            )
     return deleted

@@ -148,9 +148,11 @@ def _lead_captured(
         )
 
 
-def _visitor_erased(sender: Any, *, schema_name: str, conversation_ids: list[int], **kwargs: Any) -> None:
+def _visitor_erased(
+    sender: Any, *, schema_name: str, conversation_ids: list[int], visitor_ids: list[str], **kwargs: Any
+) -> None:
     with schema_context(schema_name):
-        deliveries_forget(conversation_ids=conversation_ids)
+        deliveries_forget(conversation_ids=conversation_ids, visitor_ids=visitor_ids)
 
 
 def connect() -> None:

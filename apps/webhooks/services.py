@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.outbound.guard import OutboundRefused, check_url
@@ -243,9 +244,9 @@ def delivery_resend(*, delivery: Delivery) -> None:
     )
 
 
-def deliveries_forget(*, conversation_ids: list[int]) -> int:
-    """Delete the deliveries about these conversations (a visitor's data was erased)."""
-    if not conversation_ids:
-        return 0
-    deleted, _ = Delivery.objects.filter(conversation_id__in=conversation_ids).delete()
+def deliveries_forget(*, conversation_ids: list[int], visitor_ids: list[str] | None = None) -> int:
+    """Delete the deliveries about these conversations or visitors (their data was erased): a lead
+    passed by the website may belong to no conversation, so its visitor id finds it."""
+    query = Q(conversation_id__in=conversation_ids) | Q(payload__data__lead__visitor_id__in=visitor_ids or [])
+    deleted, _ = Delivery.objects.filter(query).delete()
     return deleted

@@ -207,6 +207,20 @@ def test_retention_deletes_old_conversations_in_the_scheduled_task(
     assert run_for_business(bakery.sunny.schema_name, "apps.visitors.services.retention_apply") == 0
 
 
+def test_a_visitor_known_only_from_identify_is_erased_with_their_lead_event(bakery, in_sunny):
+    with in_sunny():
+        endpoint_create(url="http://127.0.0.1:9/hooks")
+        visitor_identify(
+            visitor_id="visitor-no-chat-1", name="Nina Nochat", email="nina@example.com", consent_text=""
+        )
+        assert Delivery.objects.get().payload["data"]["lead"]["conversation_id"] is None
+    response = bakery.client(bakery.owner).post("/t/sunny/privacy/visitor-no-chat-1/erase/")
+    assert response.status_code == 302
+    with in_sunny():
+        for needle in ("nina@example.com", "Nina Nochat", "visitor-no-chat-1"):
+            assert _rows_holding(needle) == [], needle
+
+
 def test_owner_answer_follow_up_goes_with_the_conversation(bakery, in_sunny):
     """The owner's later answer posted into the visitor's conversation is part of it, and erased too."""
     from apps.gaps.services import gap_answer

@@ -36,6 +36,7 @@ from apps.retrieval.index import index_state, index_usable
 from apps.retrieval.kinds import kind_of_fact, without_kind_words
 from apps.retrieval.models import Audience, IndexState, Piece
 from apps.retrieval.repair import Vocabulary
+from apps.retrieval.rerank import rerank
 from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
 from apps.tenants.db import current_schema
 
@@ -313,26 +314,99 @@ def retrieve(
     options: RetrievalOptions | None = None,
     query_vector: Any | None = None,
 ) -> RetrievalResult:
-    """Everything the answerer needs for one turn, in the current business's schema."""
-    opts = options or RetrievalOptions()
-    timings: dict[str, float] = {}
-    clock = time.perf_counter()
+    """Everything the answerer needs for one turn, in the current business's schema: the steps of the
+    module's docstring, each a function below."""
+    search = _Search.begin(options or RetrievalOptions(), on=on, audience=audience)
+    own = _search_message(search, message, query_vector)
+    _repair_spelling(search, own)
+    _search_with_conversation(search, own, history)
+    kind, kind_ids = _search_kind(search, own.repaired or message)
+    use_keyword, keyword_ids = _search_keyword(search, message)
+    new_question = own.top >= search.profile["new_question"] or not history
+    discount = _contextual_discount(search.opts, own, history)
+    ranked, rerank_note = _ranked(search, message, discount)
+    kept = _keep(
+        search,
+        ranked,
+        own=own,
+        new_question=new_question,
+        keyword_ids=keyword_ids,
+        kind=kind,
+        kind_ids=kind_ids,
+    )
+    _order_for_reading(
+        kept, own=own, new_question=new_question, discount=discount, search=search, rerank_note=rerank_note
+    )
+    search.lap("combine")
+    context = _render_context([h for h, _ in kept], on=on, audience=audience)
+    search.lap("render")
+    confidence, signals, decisions = _judge(search, kept, own=own, discount=discount, kind_ids=kind_ids)
+    decisions["new_question"] = new_question
+    log = _log(
+        search,
+        message,
+        own=own,
+        kind=kind,
+        use_keyword=use_keyword,
+        kept=kept,
+        discount=discount,
+        confidence=confidence,
+        signals=signals,
+        decisions=decisions,
+        rerank_note=rerank_note,
+    )
+    return RetrievalResult(
+        message=message,
+        on=on,
+        hits=[h for h, _ in kept],
+        context=context,
+        confidence=confidence,
+        top_similarity=own.top,
+        decisions=decisions,
+        profile=search.profile,
+        log=log,
+    )
 
-    def lap(name: str) -> None:
-        nonlocal clock
+
+@dataclass
+class _Search:
+    """One retrieval's working state: every leg's candidates by piece (each with its score per leg),
+    what each leg searched for (the log's variants) and the time each step took."""
+
+    opts: RetrievalOptions
+    on: date
+    audience: str
+    generation: int
+    profile: ThresholdProfile
+    clock: float
+    hits: dict[int, Hit] = field(default_factory=dict)
+    variants: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def begin(cls, opts: RetrievalOptions, *, on: date, audience: str) -> _Search:
+        clock = time.perf_counter()  # the first step's time includes reading the index state
+        state = index_usable()
+        return cls(opts, on, audience, state.generation, business_profile(state), clock)
+
+    @property
+    def pool(self) -> int:
+        return self.opts.k * self.opts.pool_factor
+
+    def lap(self, name: str) -> None:
         now = time.perf_counter()
-        timings[name] = round((now - clock) * 1000, 2)
-        clock = now
+        self.timings[name] = round((now - self.clock) * 1000, 2)
+        self.clock = now
 
-    state = index_usable()
-    profile = business_profile(state)
-    generation = state.generation
-    pool = opts.k * opts.pool_factor
-    hits: dict[int, Hit] = {}
-    variants: list[dict[str, Any]] = []
+    def by_vector(self, leg: str, query: str, vector: Any, *, limit: int | None = None) -> list[int]:
+        found = _vector_search(
+            vector, generation=self.generation, audience=self.audience, on=self.on, limit=limit or self.pool
+        )
+        return self.add(leg, query, found)
 
-    def add(leg: str, query: str, found: list[tuple[Piece, float]]) -> list[int]:
-        variants.append(
+    def add(self, leg: str, query: str, found: list[tuple[Piece, float]]) -> list[int]:
+        """Record one leg's candidates; returns their piece ids, best first."""
+        self.variants.append(
             {
                 "leg": leg,
                 "query": query,
@@ -340,7 +414,7 @@ def retrieve(
             }
         )
         for piece, score in found:
-            hit = hits.setdefault(
+            hit = self.hits.setdefault(
                 piece.pk,
                 Hit(
                     piece_id=piece.pk,
@@ -353,89 +427,135 @@ def retrieve(
             hit.scores[leg] = max(score, hit.scores.get(leg, -1.0))
         return [p.pk for p, _ in found]
 
-    # 1. The message alone (the vector may have been computed ahead, during typing: speculative retrieval).
-    asked = without_fillers(message) if opts.clean_fillers else message
+    def best(self, leg: str, ids: list[int]) -> float:
+        return max((self.hits[i].scores[leg] for i in ids), default=0.0)
+
+
+@dataclass
+class _Own:
+    """The message's own pass: what was embedded, the pieces it found (best first) and its best
+    similarity; after spelling repair, the repaired text and vector (and its pieces, if better)."""
+
+    asked: str
+    vector: Any
+    ids: list[int]
+    top: float
+    repaired: str = ""
+    repaired_vector: Any = None
+
+    @property
+    def question(self) -> str:
+        return self.repaired or self.asked
+
+
+def _search_message(search: _Search, message: str, query_vector: Any | None) -> _Own:
+    """1. The message alone (its vector may have been computed ahead, while the visitor typed:
+    speculative retrieval)."""
+    asked = without_fillers(message) if search.opts.clean_fillers else message
     vector = query_vector if query_vector is not None else embedding.embed_query_kept(asked)
-    lap("embed_message")
-    own = add(
-        "message",
-        asked,
-        _vector_search(vector, generation=generation, audience=audience, on=on, limit=pool),
+    search.lap("embed_message")
+    ids = search.by_vector("message", asked, vector)
+    own = _Own(asked=asked, vector=vector, ids=ids, top=search.best("message", ids))
+    search.lap("search_message")
+    return own
+
+
+def _repair_spelling(search: _Search, own: _Own) -> None:
+    """2. Misspellings repaired against the business's vocabulary when the message's best match is
+    weak; the repaired pass replaces the message's own when it matches better."""
+    if not (search.opts.repair and own.top < search.profile["repair"]):
+        return
+    fixed = _vocabulary(search.generation).repair(own.asked)
+    if fixed.changed:
+        own.repaired = fixed.text
+        own.repaired_vector = embedding.embed_query(own.repaired)
+        ids = search.by_vector("repaired", own.repaired, own.repaired_vector)
+        top = search.best("repaired", ids)
+        if top > own.top:
+            own.ids, own.top = ids, top
+    search.lap("repair")
+
+
+def _search_with_conversation(search: _Search, own: _Own, history: Sequence[str]) -> None:
+    """3. The second pass: the message blended with the conversation behind it."""
+    opts = search.opts
+    if not (opts.two_pass and history):
+        return
+    if opts.blend == "text":
+        blended = blend(own.question, history, opts.history_turns, opts.history_chars)
+        vector = embedding.embed_query(blended)
+    else:
+        recent = [turn_text(h, opts.history_chars) for h in history[-opts.history_turns :]]
+        blended = " + ".join([*recent, own.question])  # what entered the blend, for the log
+        vector = blended_vector(
+            own.repaired_vector if own.repaired else own.vector,
+            history,
+            turns=opts.history_turns,
+            chars=opts.history_chars,
+            weight=opts.history_weight,
+        )
+    search.by_vector("contextual", blended, vector)
+    search.lap("contextual")
+
+
+def _search_kind(search: _Search, text: str) -> tuple[str | None, list[int]]:
+    """4. The kind of fact asked for ("prices", "opening hours"), searched on its own."""
+    kind = kind_of_fact(text) if search.opts.kind_leg else None
+    if not kind:
+        return kind, []
+    ids = search.by_vector("kind", kind, _kind_vector(kind), limit=search.opts.k)
+    search.lap("kind")
+    return kind, ids
+
+
+def _search_keyword(search: _Search, message: str) -> tuple[bool, list[int]]:
+    """5. Full-text search for exact identifiers (SKU-123, a phone number), or always when enabled."""
+    opts = search.opts
+    if not (opts.keyword == "on" or (opts.keyword == "auto" and has_identifier(message))):
+        return False, []
+    found = _keyword_search(
+        message, generation=search.generation, audience=search.audience, on=search.on, limit=opts.k
     )
-    top_similarity = max((hits[i].scores["message"] for i in own), default=0.0)
-    lap("search_message")
+    ids = search.add("keyword", message, found)
+    search.lap("keyword")
+    return True, ids
 
-    # 2. Repair misspellings when the message's best match is weak.
-    repaired = ""
-    rvec = None
-    if opts.repair and top_similarity < profile["repair"]:
-        fixed = _vocabulary(generation).repair(asked)
-        if fixed.changed:
-            repaired = fixed.text
-            rvec = embedding.embed_query(repaired)
-            found = _vector_search(rvec, generation=generation, audience=audience, on=on, limit=pool)
-            own_repaired = add("repaired", repaired, found)
-            top_repaired = max((hits[i].scores["repaired"] for i in own_repaired), default=0.0)
-            if top_repaired > top_similarity:
-                own, top_similarity = own_repaired, top_repaired
-        lap("repair")
 
-    # 3. Two passes: the message blended with the conversation behind it.
-    if opts.two_pass and history:
-        if opts.blend == "text":
-            blended = blend(repaired or asked, history, opts.history_turns, opts.history_chars)
-            bvec = embedding.embed_query(blended)
-        else:
-            recent = [turn_text(h, opts.history_chars) for h in history[-opts.history_turns :]]
-            blended = " + ".join([*recent, repaired or asked])  # what entered the blend, for the log
-            bvec = blended_vector(
-                rvec if repaired else vector,
-                history,
-                turns=opts.history_turns,
-                chars=opts.history_chars,
-                weight=opts.history_weight,
-            )
-        add(
-            "contextual",
-            blended,
-            _vector_search(bvec, generation=generation, audience=audience, on=on, limit=pool),
-        )
-        lap("contextual")
+def _contextual_discount(opts: RetrievalOptions, own: _Own, history: Sequence[str]) -> float:
+    """What the blended pass's similarity loses against the message's own: nothing for a follow-up
+    that names no subject, more the better the message matches on its own."""
+    if history and opts.subjectless_follow_ups and names_no_subject(own.asked):
+        return 0.0
+    return max(opts.contextual_discount, opts.contextual_slope * own.top)
 
-    # 4. The kind of fact asked for, searched on its own.
-    kind_ids: list[int] = []
-    kind = kind_of_fact(repaired or message) if opts.kind_leg else None
-    if kind:
-        kvec = _kind_vector(kind)
-        kind_ids = add(
-            "kind", kind, _vector_search(kvec, generation=generation, audience=audience, on=on, limit=opts.k)
-        )
-        lap("kind")
 
-    # 5. Keyword leg for exact identifiers.
-    keyword_ids: list[int] = []
-    use_keyword = opts.keyword == "on" or (opts.keyword == "auto" and has_identifier(message))
-    if use_keyword:
-        keyword_ids = add(
-            "keyword",
-            message,
-            _keyword_search(message, generation=generation, audience=audience, on=on, limit=opts.k),
-        )
-        lap("keyword")
+def _ranked(search: _Search, message: str, discount: float) -> tuple[list[Hit], str]:
+    """6a. The pool, best first; for drafts, a pool of twice the final count re-ordered by a
+    cross-encoder (failing open: the note says what happened)."""
+    opts = search.opts
+    ranked = sorted(search.hits.values(), key=lambda h: h.rank_score(discount), reverse=True)[: search.pool]
+    if not opts.rerank:
+        return ranked, ""
+    candidates = ranked[: opts.k * 2]
+    order, note = rerank(message, [f"{h.title}\n{h.text}" for h in candidates])
+    search.lap("rerank")
+    return [candidates[i] for i in order] + ranked[opts.k * 2 :], note
 
-    # 6. Combine: reserved places first, then the best of the rest, at most N per topic.
-    new_question = top_similarity >= profile["new_question"] or not history
-    subjectless = bool(history) and opts.subjectless_follow_ups and names_no_subject(asked)
-    discount = 0.0 if subjectless else max(opts.contextual_discount, opts.contextual_slope * top_similarity)
-    ranked = sorted(hits.values(), key=lambda h: h.rank_score(discount), reverse=True)[:pool]
-    rerank_note = ""
-    if opts.rerank:  # drafts: re-order a pool of twice the final count with a cross-encoder (fails open)
-        from apps.retrieval.rerank import rerank
 
-        candidates = ranked[: opts.k * 2]
-        order, rerank_note = rerank(message, [f"{h.title}\n{h.text}" for h in candidates])
-        ranked = [candidates[i] for i in order] + ranked[opts.k * 2 :]
-        lap("rerank")
+def _keep(
+    search: _Search,
+    ranked: list[Hit],
+    *,
+    own: _Own,
+    new_question: bool,
+    keyword_ids: list[int],
+    kind: str | None,
+    kind_ids: list[int],
+) -> list[tuple[Hit, str]]:
+    """6b. The final k pieces, each with why: reserved places first (a new question's own best
+    matches, an exact identifier, the kind of fact), then the best of the rest; at most
+    max_per_topic pieces from one topic."""
+    opts = search.opts
     kept: list[tuple[Hit, str]] = []
     per_topic: dict[int, int] = {}
 
@@ -449,49 +569,60 @@ def retrieve(
         return True
 
     if new_question:
-        for pid in own[: opts.reserved_own]:
-            keep(hits[pid], "reserved: the message's own best match")
+        for pid in own.ids[: opts.reserved_own]:
+            keep(search.hits[pid], "reserved: the message's own best match")
     for pid in keyword_ids[:1]:
-        keep(hits[pid], "reserved: exact identifier (keyword)")
+        keep(search.hits[pid], "reserved: exact identifier (keyword)")
     slots = opts.kind_slots
     for pid in kind_ids:
         if slots <= 0:
             break
-        if keep(hits[pid], f"reserved: kind of fact '{kind}'"):
+        if keep(search.hits[pid], f"reserved: kind of fact '{kind}'"):
             slots -= 1
     for hit in ranked:
         keep(hit, "ranked by score")
-    # Reserved places guarantee a place, not the first one: the answerer reads the best first. Except
-    # that a message that carries its own content (a new question) is answered from its own best
-    # match first; the blended pass is there for follow-ups, and on DSTC9 it otherwise displaced the
-    # right piece from the top for 7 questions while fixing 1 (docs/retrieval.md).
-    if not (opts.rerank and rerank_note.startswith("re-ranked")):
-        first = own[0] if new_question and own and opts.own_first else None
-        kept.sort(
-            key=lambda item: (item[0].piece_id == first, item[0].rank_score(discount)),
-            reverse=True,
-        )
-    lap("combine")
+    return kept
 
-    # 7. What the answerer reads: the kept pieces' facts rendered for the question's date.
-    context = _render_context([h for h, _ in kept], on=on, audience=audience)
-    lap("render")
 
-    # Confidence is what the answerer will actually read: the best kept piece's score. For a follow-up
-    # ("is it free?") that is the blended pass's; the message alone would call it unanswerable.
+def _order_for_reading(
+    kept: list[tuple[Hit, str]],
+    *,
+    own: _Own,
+    new_question: bool,
+    discount: float,
+    search: _Search,
+    rerank_note: str,
+) -> None:
+    """6c. Reserved places guarantee a place, not the first one: the answerer reads the best first.
+    Except that a message that carries its own content (a new question) is answered from its own best
+    match first; the blended pass is there for follow-ups, and on DSTC9 it otherwise displaced the
+    right piece from the top for 7 questions while fixing 1 (docs/retrieval.md). A cross-encoder's
+    order, when it ran, is kept."""
+    if search.opts.rerank and rerank_note.startswith("re-ranked"):
+        return
+    first = own.ids[0] if new_question and own.ids and search.opts.own_first else None
+    kept.sort(key=lambda item: (item[0].piece_id == first, item[0].rank_score(discount)), reverse=True)
+
+
+def _judge(
+    search: _Search, kept: list[tuple[Hit, str]], *, own: _Own, discount: float, kind_ids: list[int]
+) -> tuple[float, dict[str, float], dict[str, bool]]:
+    """7. Confidence, the signals beside it and the decisions they trigger. Confidence is what the
+    answerer will actually read: the best kept piece's score. For a follow-up ("is it free?") that is
+    the blended pass's; the message alone would call it unanswerable."""
     confidence = max((h.rank_score(discount) for h, _ in kept), default=0.0)
-    question = repaired or asked
+    question = own.question
     signals = {
         "similarity": round(confidence, 4),
         "coverage_best": round(
             coverage(question, f"{kept[0][0].title} {kept[0][0].text}") if kept else 0.0, 4
         ),
         "coverage_all": round(coverage(question, " ".join(f"{h.title} {h.text}" for h, _ in kept)), 4),
-        "margin": round(_margin(own, hits), 4),
+        "margin": round(_margin(own.ids, search.hits), 4),
         # The search for the kind of fact asked for ("notice") found the same piece as the message.
         "kind_agrees": 1.0 if kept and kind_ids[:1] == [kept[0][0].piece_id] else 0.0,
     }
-    decisions = decisions_for(confidence, profile)
+    decisions = decisions_for(confidence, search.profile)
     if decisions["ask_owner"] and (signals["coverage_best"] >= 1.0 or signals["kind_agrees"]):
         # Every content word of the question is in the best piece ("Do you accept Visa?" against
         # "accepts cash, Visa and Mastercard"): short questions score low on similarity alone, so
@@ -499,15 +630,33 @@ def retrieve(
         # Likewise when the kind-of-fact search lands on the same piece as the message. On DSTC9 no
         # question below the threshold had full coverage, answerable or not (docs/retrieval.md).
         decisions["ask_owner"] = False
-    decisions["new_question"] = new_question
-    log = {
+    return confidence, signals, decisions
+
+
+def _log(
+    search: _Search,
+    message: str,
+    *,
+    own: _Own,
+    kind: str | None,
+    use_keyword: bool,
+    kept: list[tuple[Hit, str]],
+    discount: float,
+    confidence: float,
+    signals: dict[str, float],
+    decisions: dict[str, bool],
+    rerank_note: str,
+) -> dict[str, Any]:
+    """8. A log of all of it: every leg's query and candidates, what was kept and why, the scores,
+    decisions, thresholds and timings."""
+    return {
         "message": message,
-        "on": on.isoformat(),
-        "audience": audience,
-        "repaired": repaired,
+        "on": search.on.isoformat(),
+        "audience": search.audience,
+        "repaired": own.repaired,
         "kind": kind,
         "keyword": use_keyword,
-        "variants": variants,
+        "variants": search.variants,
         "kept": [
             {
                 "piece": h.piece_id,
@@ -517,27 +666,16 @@ def retrieve(
             }
             for h, why in kept
         ],
-        "top_similarity": round(top_similarity, 4),
+        "top_similarity": round(own.top, 4),
         "contextual_discount": round(discount, 4),
         "confidence": round(confidence, 4),
         "signals": signals,
         "decisions": decisions,
-        "thresholds": {"values": profile.values, "origin": profile.origin},
-        "timings_ms": timings,
-        "options": opts.label(),
+        "thresholds": {"values": search.profile.values, "origin": search.profile.origin},
+        "timings_ms": search.timings,
+        "options": search.opts.label(),
         "rerank": rerank_note,
     }
-    return RetrievalResult(
-        message=message,
-        on=on,
-        hits=[h for h, _ in kept],
-        context=context,
-        confidence=confidence,
-        top_similarity=top_similarity,
-        decisions=decisions,
-        profile=profile,
-        log=log,
-    )
 
 
 def _margin(own: list[int], hits: dict[int, Hit]) -> float:

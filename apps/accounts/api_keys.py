@@ -8,11 +8,12 @@ admins) or a reseller (its admins) creates or revokes its keys: the portal and t
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import ApiAccess, ApiKey, ApiKeyUse, User
@@ -76,6 +77,19 @@ def api_key_use_record(*, key: ApiKey, business_slug: str, method: str, path: st
     )
     # One cheap UPDATE; the log above is the record, this is for the list of keys.
     ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+
+
+def api_requests_by_business(reseller: Reseller, *, since: datetime) -> dict[str, int]:
+    """How many API requests each of the reseller's businesses received since ``since``, by slug
+    (made with any key that reaches it: the business's own or the reseller's)."""
+    rows = (
+        ApiKeyUse.objects.filter(at__gte=since)
+        .filter(Q(key__reseller=reseller) | Q(key__business__reseller=reseller))
+        .exclude(business_slug="")
+        .values("business_slug")
+        .annotate(n=Count("id"))
+    )
+    return {row["business_slug"]: row["n"] for row in rows}
 
 
 def api_keys_of_business(business: Business) -> QuerySet[ApiKey]:

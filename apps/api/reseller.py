@@ -3,15 +3,18 @@ suspend, resume, delete), their owners and invitations, and usage."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apps.accounts.api_keys import api_requests_by_business
 from apps.accounts.models import Invitation, Membership, Role
 from apps.accounts.services import invitation_create
 from apps.api.base import ResellerApiView, input_errors
@@ -154,6 +157,7 @@ class UsageOut(serializers.Serializer[Any]):
     last_sync_at = serializers.DateTimeField(allow_null=True)
     index_status = serializers.CharField()
     healthy = serializers.BooleanField()
+    api_requests_30d = serializers.IntegerField(help_text="Requests made to it with API keys, last 30 days")
 
 
 class Usage(ResellerApiView):
@@ -162,4 +166,8 @@ class Usage(ResellerApiView):
     @extend_schema(tags=TAG, responses=UsageOut(many=True))
     def get(self, request: Request) -> Response:
         """Each business's usage and health over the last 30 days."""
-        return Response(UsageOut(selectors.reseller_businesses(self.reseller), many=True).data)
+        requests = api_requests_by_business(self.reseller, since=timezone.now() - timedelta(days=30))
+        rows = selectors.reseller_businesses(self.reseller)
+        for row in rows:
+            row.api_requests_30d = requests.get(row.business.slug, 0)  # type: ignore[attr-defined]
+        return Response(UsageOut(rows, many=True).data)

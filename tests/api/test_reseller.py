@@ -27,8 +27,10 @@ def test_reseller_businesses_team_and_usage(sunny, make_key, api, reseller, tena
             "reseller/businesses/smiles/invitations", {"email": "staff@smiles.test", "role": "staff"}
         )
         assert invited.status_code == 201 and invited.json()["role"] == "staff"
-        usage = client.get("reseller/usage").json()
-        assert sorted(u["slug"] for u in usage) == ["smiles", "sunny"]
+        api(make_key(business=sunny), slug="sunny").get("sources")
+        usage = {u["slug"]: u for u in client.get("reseller/usage").json()}
+        assert sorted(usage) == ["smiles", "sunny"]
+        assert usage["sunny"]["api_requests_30d"] == 1 and usage["smiles"]["api_requests_30d"] == 0
 
         # Suspended: its routes answer 404 (the business key too); deleting needs a suspension first.
         smiles_key = make_key(business=Business.objects.get(slug="smiles"))

@@ -28,7 +28,7 @@ from apps.facts.models import (
     Topic,
     Visibility,
 )
-from apps.tenants.db import current_business_name
+from apps.tenants.selectors import current_business_name
 
 AUDIENCE_VISITOR = "visitor"
 AUDIENCE_STAFF = "staff"

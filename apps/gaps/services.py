@@ -24,7 +24,8 @@ from apps.facts.lexical import content_words
 from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval import embedding
-from apps.tenants.db import current_business_name, current_schema
+from apps.tenants.db import current_schema
+from apps.tenants.selectors import current_business_name
 
 logger = logging.getLogger(__name__)
 

@@ -15,14 +15,3 @@ def use_public_schema() -> None:
 
 def use_tenant(business: object) -> None:
     connection.set_tenant(business)  # type: ignore[attr-defined]
-
-
-def current_business_name() -> str:
-    """The name of the business whose schema the connection is in ("The business" in public)."""
-    from apps.tenants.models import Business
-
-    name = getattr(getattr(connection, "tenant", None), "name", None)
-    if name:
-        return str(name)
-    business = Business.objects.filter(schema_name=current_schema()).only("name").first()
-    return business.name if business else "The business"

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django_tenants.models import DomainMixin, TenantMixin
+from django_tenants.utils import schema_exists
+
+from apps.tenants.schema_template import schema_create_from_template
 
 SLUG_VALIDATOR = RegexValidator(
     r"^[a-z][a-z0-9-]{1,40}[a-z0-9]$",
@@ -59,11 +63,6 @@ class Business(TenantMixin):
         self, check_if_exists: bool = False, sync_schema: bool = True, verbosity: int = 1
     ) -> bool:
         """Copy the migrated template schema when enabled (decision 0008), else run the migrations."""
-        from django.conf import settings
-        from django_tenants.utils import schema_exists
-
-        from apps.tenants.schema_template import schema_create_from_template
-
         if check_if_exists and schema_exists(self.schema_name):
             return False
         if (

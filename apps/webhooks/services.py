@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 SEND_TASK = "apps.webhooks.tasks.delivery_send"
 MAX_ENDPOINTS = 20
+# How long the delivery log keeps a finished delivery: long enough to debug a receiver, short enough
+# that lead payloads (contact details) do not pile up for ever.
+LOG_DAYS = 30
 BACKOFF_CAP_SECONDS = 6 * 3600
 
 
@@ -249,4 +252,12 @@ def deliveries_forget(*, conversation_ids: list[int], visitor_ids: list[str] | N
     passed by the website may belong to no conversation, so its visitor id finds it."""
     query = Q(conversation_id__in=conversation_ids) | Q(payload__data__lead__visitor_id__in=visitor_ids or [])
     deleted, _ = Delivery.objects.filter(query).delete()
+    return deleted
+
+
+def deliveries_prune(*, now: Any = None) -> int:
+    """Delete finished deliveries (delivered or given up) older than ``LOG_DAYS``; pending ones stay."""
+    cutoff = (now or timezone.now()) - timedelta(days=LOG_DAYS)
+    finished = (DeliveryStatus.SUCCEEDED, DeliveryStatus.FAILED)
+    deleted, _ = Delivery.objects.filter(created_at__lt=cutoff, status__in=finished).delete()
     return deleted

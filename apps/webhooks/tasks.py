@@ -71,3 +71,43 @@ def delivery_send(delivery_id: int, manual: bool = False) -> str:
     result = _post(delivery.endpoint.url, body, headers)
     recorded = delivery_attempt_record(delivery_id=delivery.pk, result=result, manual=manual)
     return recorded.status if recorded else "gone"
+
+
+PRUNE_SCHEDULE = "webhooks-log-prune"
+
+
+def deliveries_prune_all() -> int:
+    """Nightly: every active business prunes its delivery log, in its own schema."""
+    from apps.tenants.models import Business
+    from apps.tenants.tasks import enqueue_for_business
+
+    count = 0
+    for schema_name in Business.objects.filter(is_active=True).values_list("schema_name", flat=True):
+        enqueue_for_business(
+            schema_name, "apps.webhooks.services.deliveries_prune", task_name=f"webhook-prune:{schema_name}"
+        )
+        count += 1
+    return count
+
+
+def prune_schedule_ensure() -> None:
+    """The nightly schedule (django-q2, public schema). Idempotent: `manage.py up` ensures it."""
+    from datetime import UTC, datetime, time, timedelta
+
+    from django_q.models import Schedule
+
+    first = datetime.combine(datetime.now(UTC).date() + timedelta(days=1), time(3, 45), tzinfo=UTC)
+    Schedule.objects.update_or_create(
+        name=PRUNE_SCHEDULE,
+        defaults={
+            "func": "apps.webhooks.tasks.deliveries_prune_all",
+            "schedule_type": Schedule.DAILY,
+            "repeats": -1,
+        },
+        create_defaults={
+            "func": "apps.webhooks.tasks.deliveries_prune_all",
+            "schedule_type": Schedule.DAILY,
+            "repeats": -1,
+            "next_run": first,
+        },
+    )

@@ -220,3 +220,32 @@ def test_backoff_is_capped(settings):
     settings.XORVENTA_WEBHOOK_RETRY_SECONDS = 30
     assert [backoff(n).total_seconds() for n in (1, 2, 3)] == [30, 60, 120]
     assert backoff(30) == timedelta(hours=6)
+
+
+def test_the_delivery_log_forgets_finished_deliveries_after_30_days(
+    business, django_capture_on_commit_callbacks
+):
+    from django_q.models import Schedule
+
+    from apps.webhooks.services import LOG_DAYS
+    from apps.webhooks.tasks import PRUNE_SCHEDULE, deliveries_prune_all, prune_schedule_ensure
+
+    endpoint_create(url="http://127.0.0.1:9/hooks")
+    for n in range(3):
+        conversation_open(visitor_id=f"visitor-prune-{n}")
+    old, failed_old, pending_old = Delivery.objects.order_by("id")
+    Delivery.objects.filter(pk=old.pk).update(status=DeliveryStatus.SUCCEEDED)
+    Delivery.objects.filter(pk=failed_old.pk).update(status=DeliveryStatus.FAILED)
+    Delivery.objects.update(created_at=timezone.now() - timedelta(days=LOG_DAYS + 1))
+    conversation_open(visitor_id="visitor-prune-new")
+    prune_schedule_ensure()
+    prune_schedule_ensure()
+    assert Schedule.objects.filter(name=PRUNE_SCHEDULE).count() == 1
+    with django_capture_on_commit_callbacks() as queued:
+        assert deliveries_prune_all() >= 1
+    assert queued
+    assert run_for_business(business.schema_name, "apps.webhooks.services.deliveries_prune") == 2
+    assert set(Delivery.objects.values_list("pk", flat=True)) == {
+        pending_old.pk,
+        Delivery.objects.latest("id").pk,
+    }

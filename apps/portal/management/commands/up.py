@@ -131,9 +131,9 @@ class Command(BaseCommand):
             call_command("migrate_schemas", interactive=False, verbosity=0)
             digest_schedule_ensure()
             retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
-            from apps.visitors.tasks import retention_schedule_ensure
+            from apps.webhooks.tasks import prune_schedule_ensure
 
-            retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
+            prune_schedule_ensure()  # nightly: webhook delivery logs keep 30 days
         Command._collect_static()
 
     @staticmethod

@@ -251,9 +251,13 @@ CACHES = {
     "global": {**_cache_backend, "LOCATION": REDIS_URL or "xorventa-global", "KEY_PREFIX": "global"},
 }
 
-# Channels: in-memory layer for one process; channels-redis for several (docs/scaling.md).
+# Channels: in-memory layer for one process; channels-redis for several (docs/scaling.md). Its receive
+# blocks 5 s in BZPOPMIN, and redis-py 8 times a read out after 5 s by default: on a busy machine the
+# reply came a moment late and the visitor's socket closed with 1011 (the multi-process test), so the
+# read may take longer; a dead Redis is still noticed.
+_CHANNEL_HOST = {"address": REDIS_URL, "socket_timeout": 30}
 CHANNEL_LAYERS = (
-    {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_CHANNEL_HOST]}}}
     if REDIS_URL
     else {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 )

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,28 @@ def s3_server(workdir: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         _stop(proc)
+
+
+def s3_environment(endpoint: str, bucket: str) -> dict[str, str]:
+    """The variables that put a product process's uploads on the moto server at ``endpoint``."""
+    return {
+        "XORVENTA_STORAGE": "s3",
+        "AWS_STORAGE_BUCKET_NAME": bucket,
+        "AWS_S3_ENDPOINT_URL": endpoint,
+        "AWS_S3_REGION_NAME": "us-east-1",
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+    }
+
+
+def s3_client(endpoint: str) -> Any:
+    """A boto3 client of the moto server at ``endpoint`` (the test's own view of the bucket)."""
+    import boto3
+
+    return boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )

@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-import boto3
 import pytest
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings
@@ -21,7 +20,7 @@ from django_q.models import OrmQ, Task
 from django_tenants.utils import tenant_context
 
 from apps.facts.models import IngestionJob, JobStatus
-from tests.deployment.services import redis_server, s3_server
+from tests.deployment.services import redis_server, s3_client, s3_environment, s3_server
 from tests.facts import test_jobs_worker
 
 BUCKET = "xorventa-uploads"
@@ -53,21 +52,8 @@ def _manage(env: dict[str, str], code: str) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_a_task_goes_through_redis_to_a_qcluster_worker_that_reads_s3(business, tmp_path: Path):
     with redis_server(tmp_path / "redis") as redis_url, s3_server(tmp_path / "moto") as endpoint:
-        s3 = {
-            "XORVENTA_STORAGE": "s3",
-            "AWS_STORAGE_BUCKET_NAME": BUCKET,
-            "AWS_S3_ENDPOINT_URL": endpoint,
-            "AWS_S3_REGION_NAME": "us-east-1",
-            "AWS_ACCESS_KEY_ID": "test",
-            "AWS_SECRET_ACCESS_KEY": "test",
-        }
-        client = boto3.client(
-            "s3",
-            endpoint_url=endpoint,
-            region_name="us-east-1",
-            aws_access_key_id="test",
-            aws_secret_access_key="test",
-        )
+        s3 = s3_environment(endpoint, BUCKET)
+        client = s3_client(endpoint)
         client.create_bucket(Bucket=BUCKET)
         env = _env(redis_url, **s3)
         # The "web" side: stores the upload and enqueues its job, then exits.

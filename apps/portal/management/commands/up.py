@@ -239,7 +239,10 @@ class Command(BaseCommand):
     ) -> list[subprocess.Popen[bytes]]:
         """daphne on host:port; with several processes they share one listening socket opened here (the
         kernel hands each new connection to one of them), as gunicorn's workers do."""
-        command = [sys.executable, "-m", "daphne"]
+        # A widget's connection waits up to 30 s for its hello rather than daphne's 5 s: on a busy
+        # machine the accept (two database calls) took longer, and daphne rejected the visitor (HTTP
+        # 403) instead of queueing them (tests/deployment/test_multiprocess.py).
+        command = [sys.executable, "-m", "daphne", "--websocket_connect_timeout", "30"]
         if processes == 1:
             return [
                 subprocess.Popen(  # noqa: S603 - our interpreter, our app

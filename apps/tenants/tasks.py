@@ -7,6 +7,7 @@ is only enqueued once the surrounding transaction commits.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from django.db import reset_queries, transaction
@@ -39,3 +40,28 @@ def enqueue_for_business(
         )
 
     transaction.on_commit(_enqueue)
+
+
+def enqueue_for_every_business(func_path: str, *, task_prefix: str) -> int:
+    """Scheduled work of every business: ``func_path`` enqueued once per active business, each run in
+    its own schema. Returns how many were enqueued."""
+    from apps.tenants.models import Business
+
+    count = 0
+    for schema_name in Business.objects.filter(is_active=True).values_list("schema_name", flat=True):
+        enqueue_for_business(schema_name, func_path, task_name=f"{task_prefix}:{schema_name}")
+        count += 1
+    return count
+
+
+def daily_schedule_ensure(*, name: str, func: str, at: time) -> None:
+    """A django-q2 schedule (public schema) that calls ``func`` every day at ``at`` UTC, from tomorrow.
+    Idempotent: an existing schedule keeps its next run."""
+    from django_q.models import Schedule
+
+    first = datetime.combine(datetime.now(UTC).date() + timedelta(days=1), at, tzinfo=UTC)
+    Schedule.objects.update_or_create(
+        name=name,
+        defaults={"func": func, "schedule_type": Schedule.DAILY, "repeats": -1},
+        create_defaults={"func": func, "schedule_type": Schedule.DAILY, "repeats": -1, "next_run": first},
+    )

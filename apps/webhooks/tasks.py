@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import time as time_of_day
 
 import httpx
 from django.conf import settings
 
 from apps.outbound.guard import OutboundRefused, guarded_client
+from apps.tenants.tasks import daily_schedule_ensure, enqueue_for_every_business
 from apps.webhooks.models import Delivery, DeliveryStatus
 from apps.webhooks.services import AttemptResult, delivery_attempt_record
 from apps.webhooks.signing import HEADER, signature_header
@@ -78,36 +80,11 @@ PRUNE_SCHEDULE = "webhooks-log-prune"
 
 def deliveries_prune_all() -> int:
     """Nightly: every active business prunes its delivery log, in its own schema."""
-    from apps.tenants.models import Business
-    from apps.tenants.tasks import enqueue_for_business
-
-    count = 0
-    for schema_name in Business.objects.filter(is_active=True).values_list("schema_name", flat=True):
-        enqueue_for_business(
-            schema_name, "apps.webhooks.services.deliveries_prune", task_name=f"webhook-prune:{schema_name}"
-        )
-        count += 1
-    return count
+    return enqueue_for_every_business("apps.webhooks.services.deliveries_prune", task_prefix="webhook-prune")
 
 
 def prune_schedule_ensure() -> None:
     """The nightly schedule (django-q2, public schema). Idempotent: `manage.py up` ensures it."""
-    from datetime import UTC, datetime, time, timedelta
-
-    from django_q.models import Schedule
-
-    first = datetime.combine(datetime.now(UTC).date() + timedelta(days=1), time(3, 45), tzinfo=UTC)
-    Schedule.objects.update_or_create(
-        name=PRUNE_SCHEDULE,
-        defaults={
-            "func": "apps.webhooks.tasks.deliveries_prune_all",
-            "schedule_type": Schedule.DAILY,
-            "repeats": -1,
-        },
-        create_defaults={
-            "func": "apps.webhooks.tasks.deliveries_prune_all",
-            "schedule_type": Schedule.DAILY,
-            "repeats": -1,
-            "next_run": first,
-        },
+    daily_schedule_ensure(
+        name=PRUNE_SCHEDULE, func="apps.webhooks.tasks.deliveries_prune_all", at=time_of_day(3, 45)
     )

@@ -3,5 +3,6 @@
 from django.urls import URLPattern, URLResolver
 
 from apps.chat.routing import websocket_urlpatterns as chat_routes
+from apps.portal.routing import websocket_urlpatterns as portal_routes
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = [*chat_routes]
+websocket_urlpatterns: list[URLPattern | URLResolver] = [*chat_routes, *portal_routes]

@@ -42,9 +42,9 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
 
 class AnswerOutput(serializers.Serializer[dict[str, Any]]):
     conversation_id = serializers.IntegerField()
-    message_id = serializers.IntegerField()
-    text = serializers.CharField()
-    decision = serializers.ChoiceField(choices=["answer", "unknown", "gate"])
+    message_id = serializers.IntegerField(allow_null=True)
+    text = serializers.CharField(allow_blank=True)
+    decision = serializers.ChoiceField(choices=["answer", "unknown", "gate", "handoff", "held"])
     sources = serializers.ListField(child=serializers.CharField())
 
 
@@ -124,13 +124,13 @@ class WidgetMessagesApi(APIView):
 
         with schema_context(business.schema_name):
             turn, message = answer_once(conversation_id=conversation.pk, text=text)
-        return Response(
+        return Response(  # no message when a person answers the conversation (decision "held")
             {
                 "conversation_id": conversation.pk,
-                "message_id": message.pk,
-                "text": message.text,
+                "message_id": message.pk if message else None,
+                "text": message.text if message else "",
                 "decision": turn.decision,
-                "sources": message.sources,
+                "sources": message.sources if message else [],
             }
         )
 
@@ -143,8 +143,12 @@ async def _answer_events(schema_name: str, conversation_id: int, text: str) -> A
         if isinstance(event, TurnStarted):
             yield _sse("start", {"conversation_id": conversation_id})
         elif isinstance(event, TurnEnded):
-            message = event.message
-            end = {"decision": event.turn.decision, "sources": message.sources, "message_id": message.pk}
+            message = event.message  # None: a person answers this conversation (decision "held")
+            end = {
+                "decision": event.turn.decision,
+                "sources": message.sources if message else [],
+                "message_id": message.pk if message else None,
+            }
             yield _sse("end", end)
         else:
             yield _sse("delta", {"text": event})

@@ -5,6 +5,11 @@ Protocol (JSON frames):
   client -> {"type": "message", "text": "..."}          a visitor's question
   client -> {"type": "draft", "text": "..."}            typing pause: retrieve ahead (speculative)
   client -> {"type": "contact", "value": "email or phone"}  lead capture for an unanswered question
+  client -> {"type": "person"}                          the visitor asks for a person (apps/chat/handoff.py)
+  server -> {"type": "handoff", "state": "requested|live|", "reply": "...", "ask_contact": bool}
+  server -> {"type": "held", "turn": n}                 a person answers this conversation: no reply
+  server -> {"type": "person", "message": {"id", "role": "owner|note", "text"}, "handoff", "by"}
+            a person's reply or "<name> joined" / "... left", pushed over the channel layer
   server -> {"type": "start", "turn": n}, {"type": "delta", "turn": n, "text": "..."},
             {"type": "end", "turn": n, "decision": "...", "sources": [...], "message_id": id}
   server -> {"type": "error", "code": "rate_limited|too_long|empty|unavailable|bad_request", "message": "..."}
@@ -101,7 +106,12 @@ def _open(visitor_id: str, origin: str) -> dict[str, Any]:
     identity.pop("allowed_hosts", None)  # the allow-list is the business's, not the visitors'
     return {
         "business": identity,
-        "conversation": {"id": conversation.pk, "messages": conversation_transcript(conversation)},
+        "conversation": {
+            "id": conversation.pk,
+            "messages": conversation_transcript(conversation),
+            "handoff": conversation.handoff,
+            "handoff_by": conversation.handoff_by,
+        },
     }
 
 
@@ -185,6 +195,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self._draft(text_field(content, "text"))
             elif kind == "contact":
                 await self._contact(text_field(content, "value"))
+            elif kind == "person":
+                await self._person()
             else:
                 await self._error("bad_request", "Unknown message type.")
         except limits.Refused as refused:
@@ -215,8 +227,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         )
         async for event in iterate_in_schema(self.schema_name, turn):
             if isinstance(event, TurnStarted):
-                await self.send_json({"type": "start", "turn": turn_no})
+                if event.turn.decision != "held":
+                    await self.send_json({"type": "start", "turn": turn_no})
             elif isinstance(event, TurnEnded):
+                if event.message is None:  # a person is answering this conversation
+                    await self.send_json({"type": "held", "turn": turn_no})
+                    continue
                 await self.send_json(
                     {
                         "type": "end",
@@ -224,7 +240,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                         "decision": event.turn.decision,
                         "message_id": event.message.pk,
                         "sources": event.message.sources,
-                        "ask_contact": event.turn.decision == "unknown",
+                        "ask_contact": event.turn.ask_contact,
                     }
                 )
             else:
@@ -238,6 +254,34 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         self.speculative = await call_in_schema(
             self.schema_name, turn_speculate, conversation_id=self.conversation_id, text=text
+        )
+
+    async def _person(self) -> None:
+        from apps.chat.handoff import handoff_request
+
+        limits.check_rates(public_key=self.public_key, visitor_id=self.visitor_id, ip=self._client_ip())
+        requested = await call_in_schema(
+            self.schema_name, handoff_request, conversation_id=self.conversation_id
+        )
+        await self.send_json(
+            {
+                "type": "handoff",
+                "state": requested.state,
+                "reply": requested.reply,
+                "ask_contact": requested.question_left,
+            }
+        )
+
+    async def chat_person(self, event: dict[str, Any]) -> None:
+        """A person's reply or note in this conversation (apps/chat/live.py). Only the server sends
+        these: a frame a visitor sends with this type is an unknown type to receive_json."""
+        await self.send_json(
+            {
+                "type": "person",
+                "message": event["message"],
+                "handoff": event["handoff"],
+                "by": event["by"],
+            }
         )
 
     async def _contact(self, value: str) -> None:

@@ -21,6 +21,7 @@ def draft_reply(*, text: str, actor: str = "") -> dict[str, Any]:
     turn, message = answer_once(
         conversation_id=conversation.pk, text=text, options=RetrievalOptions(rerank=True)
     )
+    assert message is not None  # a draft's conversation is new: no person is answering it
     rerank_note = str((turn.retrieval.log if turn.retrieval else {}).get("rerank", ""))
     return {
         "draft": message.text,

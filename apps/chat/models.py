@@ -24,6 +24,11 @@ class WidgetSettings(models.Model):
     )
     show_sources = models.BooleanField(default=True)
     daily_model_budget = models.PositiveIntegerField(default=500, help_text="Language-model calls per day")
+    # Handoff to a person (apps/chat/handoff.py): how long a visitor's request waits for someone to take
+    # it before it becomes a question for the owner, and when people answer ({"mon": ["09:00",
+    # "17:00"], ...} in the server's time zone; no day at all means at any time).
+    handoff_wait_minutes = models.PositiveSmallIntegerField(default=5)
+    handoff_hours = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -71,6 +76,11 @@ class Conversation(models.Model):
     contact_consent_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True, db_index=True)
     last_at = models.DateTimeField(auto_now_add=True)
+    # Handoff (apps/chat/handoff.py): "requested" while a visitor waits for a person, "live" while a
+    # person answers instead of the assistant (``handoff_by`` is the name the visitor sees).
+    handoff = models.CharField(max_length=10, blank=True, default="", db_index=True)
+    handoff_by = models.CharField(max_length=120, blank=True)
+    handoff_requested_at = models.DateTimeField(null=True, blank=True)
 
     objects = ConversationQuerySet.as_manager()
 
@@ -98,12 +108,15 @@ class Role(models.TextChoices):
     VISITOR = "visitor", "Visitor"
     ASSISTANT = "assistant", "Assistant"
     OWNER = "owner", "Owner (follow-up)"
+    NOTE = "note", "Note (a person joined or left)"
 
 
 class Decision(models.TextChoices):
     ANSWER = "answer", "Answered from the knowledge"
     UNKNOWN = "unknown", "Not in the knowledge: passed to the owner"
     GATE = "gate", "Small talk (no retrieval)"
+    HANDOFF = "handoff", "Asked for a person"
+    HELD = "held", "A person is answering (the assistant stays silent)"
     REFUSED = "refused", "Refused (limit or error)"
 
 
@@ -121,6 +134,9 @@ class Message(models.Model):
     timings = models.JSONField(default=dict, blank=True)
     tokens = models.JSONField(default=dict, blank=True)
     speculative_hit = models.BooleanField(default=False)
+    # A person's live reply the owner marked as the answer to the visitor's question (it became an
+    # owner answer then; other replies never become facts).
+    marked_answer_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["created_at", "id"]

@@ -27,8 +27,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from apps.chat import handoff, live
 from apps.chat.answering.base import Answerer, RetrievalHints, get_answerer, unknown_reply
 from apps.chat.answering.gate import gate
+from apps.chat.answering.person import asks_for_person
 from apps.chat.answering.sanitize import sanitize, sanitize_stream
 from apps.chat.limits import model_budget_take
 from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
@@ -131,6 +133,7 @@ class Turn:
     wants_gap: bool = False  # retrieval's confidence says the owner should hear of this question
     records_gaps: bool = True  # an owner's draft asks nobody but the owner
     gap_ticket_id: int | None = None
+    ask_contact: bool = False  # the visitor is asked for an email or phone (set once the turn ends)
     used_fact_ids: list[int] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
@@ -229,9 +232,18 @@ def turn_begin(
         "records_gaps": conversation.channel != Channel.DRAFT,
     }
 
+    live.message_added(conversation, visitor_message)
+    if conversation.handoff == handoff.LIVE:
+        # A person is answering this conversation: the assistant stays silent (no reply is stored).
+        return Turn(decision=Decision.HELD, fixed_reply=None, context=[], retrieval=None, **base)
     small_talk = gate(text)
     if small_talk is not None:
         return Turn(decision=Decision.GATE, fixed_reply=small_talk, context=[], retrieval=None, **base)
+    if asks_for_person(text):
+        requested = handoff.handoff_request(conversation_id=conversation.pk)
+        turn = Turn(decision=Decision.HANDOFF, fixed_reply=requested.reply, context=[], retrieval=None, **base)
+        turn.ask_contact = requested.question_left
+        return turn
 
     speculative_hit = precomputed is not None and precomputed.message == text and precomputed.on == asked_on
     result = (
@@ -355,6 +367,7 @@ def turn_finish(turn: Turn, text: str) -> Message:
         turn.decision = Decision.UNKNOWN
         turn.flags.append("empty-answer")
     _turn_gap_record(turn, conversation)
+    turn.ask_contact = turn.ask_contact or turn.decision == Decision.UNKNOWN
     message = Message.objects.create(
         conversation=conversation,
         role=Role.ASSISTANT,
@@ -376,6 +389,7 @@ def turn_finish(turn: Turn, text: str) -> Message:
     )
     conversation.last_at = timezone.now()
     conversation.save(update_fields=["last_at"])
+    live.message_added(conversation, message)
     return message
 
 
@@ -406,10 +420,11 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    """The reply is stored (last event the caller needs; the reply is remembered after it)."""
+    """The reply is stored (last event the caller needs; the reply is remembered after it). No
+    message when a person is answering the conversation (decision "held")."""
 
     turn: Turn
-    message: Message
+    message: Message | None
 
 
 TurnEvent = TurnStarted | str | TurnEnded
@@ -435,6 +450,9 @@ def turn_run(
         options=options,
     )
     yield TurnStarted(turn)
+    if turn.decision == Decision.HELD:
+        yield TurnEnded(turn, None)  # a person answers; their reply comes through apps.chat.handoff
+        return
     parts: list[str] = []
     for chunk in turn_stream(turn):
         parts.append(chunk)
@@ -451,8 +469,9 @@ def answer_once(
     on: date | None = None,
     answerer: Answerer | None = None,
     options: RetrievalOptions | None = None,
-) -> tuple[Turn, Message]:
-    """A whole turn without streaming (scenario, tests, JSON API, drafts): turn_run, collected."""
+) -> tuple[Turn, Message | None]:
+    """A whole turn without streaming (scenario, tests, JSON API, drafts): turn_run, collected. The
+    message is None only when a person is answering the conversation (decision "held")."""
     for event in turn_run(
         conversation_id=conversation_id, text=text, on=on, answerer=answerer, options=options
     ):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.portal import views, views_api_keys, views_subjects, views_visitors, views_webhooks
+from apps.portal import views, views_api_keys, views_inbox, views_subjects, views_visitors, views_webhooks
 
 app_name = "portal"
 urlpatterns = [
@@ -30,6 +30,10 @@ urlpatterns = [
     path("gaps/", views.gaps, name="gaps"),
     path("gaps/<int:pk>/answer/", views.gap_answer_view, name="gaps_answer"),
     path("gaps/<int:pk>/dismiss/", views.gap_dismiss_view, name="gaps_dismiss"),
+    path("inbox/", views_inbox.inbox, name="inbox"),
+    path("inbox/settings/", views_inbox.inbox_settings, name="inbox_settings"),
+    path("inbox/<int:pk>/", views_inbox.inbox_conversation, name="inbox_conversation"),
+    path("inbox/<int:pk>/act/", views_inbox.inbox_act, name="inbox_act"),
     path("conversations/", views.conversations, name="conversations"),
     path("conversations/<int:pk>/", views.conversation, name="conversations_detail"),
     path("conversations/answers/<int:pk>/fix/", views.answer_fix, name="conversations_fix"),

@@ -51,6 +51,7 @@ NAV = [
     ("portal:knowledge", "Knowledge", BUSINESS_ROLES_ALL),
     ("portal:sources", "Sources", BUSINESS_ROLES_ALL),
     ("portal:gaps", "Questions", BUSINESS_ROLES_ALL),
+    ("portal:inbox", "Inbox", BUSINESS_ROLES_ALL),
     ("portal:conversations", "Conversations", BUSINESS_ROLES_ALL),
     ("portal:widget", "Widget", BUSINESS_ROLES_MANAGE),
     ("portal:team", "Team", BUSINESS_ROLES_MANAGE),

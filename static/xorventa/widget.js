@@ -248,6 +248,8 @@
     "@keyframes xv-blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }",
     ".note { font-size: 13px; color: #5b6570; text-align: center; margin: 0 8px 10px; }",
     ".note.error { color: #a32020; }",
+    ".person { display: block; margin: 0 12px 6px auto; font-size: 13px; color: var(--xv-accent); text-decoration: underline; }",
+    ".person[disabled] { color: #5b6570; text-decoration: none; cursor: default; }",
     ".contact { background: #fff; border: 1px solid #e3e6ea; border-radius: 12px; padding: 10px 12px;",
     "  margin: 0 0 12px; max-width: 92%; }",
     ".contact label { display: block; font-size: 13.5px; margin: 0 0 8px; }",
@@ -383,6 +385,11 @@
     textarea,
     sendBtn,
   ]);
+  // Ask for a person (apps/chat/handoff.py): the sure way; typing "can I talk to a human?" works too.
+  var personBtn = el("button", { type: "button", class: "person" }, ["Talk to a person"]);
+  personBtn.addEventListener("click", function () {
+    if (send({ type: "person" })) personBtn.disabled = true;
+  });
   var powered = el("div", { class: "powered", hidden: true });
   var panel = el(
     "div",
@@ -391,6 +398,7 @@
   );
   var root = el("div", { class: "root" }, [panel, launcher]);
   shadow.appendChild(root);
+  panel.insertBefore(personBtn, composer);
 
   var greetingRow = null;
 
@@ -464,6 +472,10 @@
     renderGreeting();
     (messages || []).forEach(function (m) {
       if (!m || typeof m.text !== "string") return;
+      if (m.role === "note") {
+        addNote(m.text); // "<name> joined", "... left": a person's presence, not a message
+        return;
+      }
       var role = m.role === "visitor" ? "visitor" : m.role === "owner" ? "owner" : "assistant";
       var row = addRow(role, m.text);
       if (role === "assistant") setSources(row, m.sources);
@@ -686,6 +698,7 @@
           applyIdentity();
         }
         renderTranscript(frame.conversation && frame.conversation.messages);
+        personBtn.disabled = !!(frame.conversation && frame.conversation.handoff);
         updateSend();
         if (sendWhenOpen) {
           sendWhenOpen = false;
@@ -737,6 +750,28 @@
       }
       case "owner_answer": // the owner answered a question asked here (pushed while the widget is open)
         if (typeof frame.text === "string" && frame.text) addRow("owner", frame.text); // a Text node
+        break;
+      case "held": // a person answers this conversation: the assistant does not reply
+        if (waitingRow) {
+          waitingRow.remove();
+          waitingRow = null;
+        }
+        pendingVisitor = null;
+        busy = false;
+        log.setAttribute("aria-busy", "false");
+        updateSend();
+        break;
+      case "handoff": // the answer to "Talk to a person"
+        personBtn.disabled = frame.state === "requested" || frame.state === "live";
+        if (typeof frame.reply === "string" && frame.reply) addRow("assistant", frame.reply);
+        if (frame.ask_contact) offerContact();
+        break;
+      case "person": // a person's reply, or "<name> joined" / "... left" (pushed while the widget is open)
+        if (frame.message && typeof frame.message.text === "string") {
+          if (frame.message.role === "note") addNote(frame.message.text);
+          else addRow("owner", frame.message.text); // a Text node
+        }
+        personBtn.disabled = frame.handoff === "live" || frame.handoff === "requested";
         break;
       case "contact_saved":
         emit("lead", { source: "lead_form", contact: contactSent, questions: frame.questions });

@@ -55,7 +55,10 @@ def test_redis_url_moves_cache_channel_layer_and_task_broker():
     url = "redis://127.0.0.1:6399/2"
     config = _config(REDIS_URL=url)
     assert config["q"]["redis"] == url and "orm" not in config["q"]  # django-q2 checks "orm" first
-    assert config["layer"] == {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
+    assert config["q"]["broker_class"] == "xorventa.task_broker.ReliableRedis"  # acknowledges tasks
+    # A socket timeout above channels-redis's 5 s blocking receive (redis-py 8 defaults to 5 s).
+    hosts = [{"address": url, "socket_timeout": 30}]
+    assert config["layer"] == {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": hosts}}
     assert config["cache"] == "django.core.cache.backends.redis.RedisCache"
 
 

@@ -12,11 +12,17 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
+from django_tenants.utils import tenant_context
 
 from apps.accounts.models import Role, User
 from apps.accounts.services import membership_grant, operator_create
+from apps.chat.origins import normalise_origin
+from apps.chat.services import widget_settings
 from apps.tenants.models import Business, Reseller
 from apps.tenants.services import business_create, reseller_create
+from lab.demo_conversations import demo_conversations_seed
+from lab.demo_knowledge import demo_knowledge_seed
+from lab.demo_site import demo_crawl_seed, demo_site_port, demo_site_start
 
 DEMO_RESELLER_SLUG = "demo-agency"
 DEMO_SLUG = "sunny"
@@ -54,14 +60,8 @@ def demo_seed(log: Callable[[str], object] = print, *, site_url: str = "") -> Bu
     with transaction.atomic():
         membership_grant(user=_user(DEMO_OWNER_EMAIL), role=Role.OWNER, business=business)
         membership_grant(user=_user(DEMO_RESELLER_EMAIL), role=Role.RESELLER_ADMIN, reseller=reseller)
-    from lab.demo_knowledge import demo_knowledge_seed
-
     demo_knowledge_seed(business, log=log)
-    from lab.demo_site import demo_crawl_seed
-
     demo_crawl_seed(business, log=log, site_url=site_url)
-    from lab.demo_conversations import demo_conversations_seed
-
     demo_conversations_seed(business, log=log)
     return business
 
@@ -73,8 +73,6 @@ def demo_for_local_run(
     ``demo_enabled``; returns the start-up banner's lines for it (addresses and logins)."""
     if not demo_enabled(asked=asked_demo):
         return []
-    from lab.demo_site import demo_site_port, demo_site_start
-
     base = f"http://{settings.BASE_DOMAIN}:{port}"
     # The bakery's own website, with the widget, for as long as `make run` runs (this process).
     site = demo_site_start(snippet="", port=demo_site_port(), log=log)
@@ -112,11 +110,6 @@ TRY_LINES = [
 
 def _widget_allowed_on(business: Business, site_url: str) -> None:
     """The demo website may show the business's widget (its origin on the allow-list, once)."""
-    from django_tenants.utils import tenant_context
-
-    from apps.chat.origins import normalise_origin
-    from apps.chat.services import widget_settings
-
     origin = normalise_origin(site_url.rstrip("/"))
     with tenant_context(business):
         row = widget_settings()

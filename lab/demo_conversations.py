@@ -17,6 +17,9 @@ from django.db.models import Max, Min
 from django.utils import timezone
 from django_tenants.utils import tenant_context
 
+from apps.chat.models import Conversation, Message
+from apps.chat.services import answer_once, conversation_open
+from apps.gaps.models import GapAsk, GapTicket
 from apps.tenants.models import Business
 
 # (days ago, hour, questions of one visitor). Some are answerable from the bakery's history, some are
@@ -47,10 +50,6 @@ VISITS: list[tuple[int, int, list[str]]] = [
 
 def demo_conversations_seed(business: Business, log: Callable[[str], object] = print) -> int:
     """Play the demo visitors' questions; returns how many conversations were added."""
-    from apps.chat.models import Conversation, Message
-    from apps.chat.services import answer_once, conversation_open
-    from apps.gaps.models import GapAsk, GapTicket
-
     with tenant_context(business):
         if Conversation.objects.exists():
             return 0

@@ -29,8 +29,10 @@ from apps.facts.models import Evidence, Source
 from apps.facts.services import owner_answer_record, source_retire
 from apps.facts.signals import topics_batched
 from apps.retrieval import embedding
+from apps.retrieval.embedding import model_id
 from apps.retrieval.search import RetrievalOptions, remember_turn, retrieve
 from apps.retrieval.stats import auc, flag_rates, mcnemar_exact, percentiles, wilson_interval
+from apps.retrieval.thresholds import TARGET_FLAG_RATES, builtin_profile
 from apps.tenants.db import use_public_schema
 from apps.tenants.models import Reseller
 from apps.tenants.services import business_create, business_delete
@@ -254,9 +256,6 @@ def summarise(dataset: Dataset, outcomes: list[Outcome], *, k: int) -> dict[str,
 
 
 def unanswerable_summary(answerable: Sequence[float], unanswerable: Sequence[float]) -> dict[str, Any]:
-    from apps.retrieval.embedding import model_id
-    from apps.retrieval.thresholds import TARGET_FLAG_RATES, builtin_profile
-
     profile = builtin_profile(model_id())
     rates = {}
     for decision in TARGET_FLAG_RATES:

@@ -50,6 +50,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
+from django.utils import timezone
+
+from apps.chat.answering.base import get_answerer
+from apps.chat.answering.gate import gate
+from apps.chat.answering.llm import SYSTEM_PROMPT
+from apps.chat.answering.sanitize import sanitize, sanitize_stream
+from apps.chat.models import WidgetSettings
+from apps.chat.services import answer_once, business_identity, conversation_open
+from apps.facts.extraction.factory import get_extractor
+from apps.facts.extraction.guard import REASON_PREFIX, looks_like_instructions
+from apps.facts.ingestion import document_upload, website_crawl_start, website_settings_update
+from apps.facts.models import Evidence, Fact, FactStatus, Source, SourcePart, SourceVersion
+from apps.facts.selectors import AUDIENCE_VISITOR, knowledge_render
+from apps.facts.services import source_ingest
 from apps.facts.sources.local_site import serve_pages
 
 BUSINESS_ORIGIN = "https://sunny-bakery.example"
@@ -128,8 +143,6 @@ class Attack:
 
 def corpus_root() -> Path:
     """The attack corpora: <XORVENTA_EVAL_DIR>/injection."""
-    from django.conf import settings
-
     return Path(settings.XORVENTA_EVAL_DIR) / "injection"
 
 
@@ -450,8 +463,6 @@ class PlantedRuns:
 
 def system_prompt_fragments() -> list[str]:
     """Pieces of the language-model answerer's system prompt that no answer may contain."""
-    from apps.chat.answering.llm import SYSTEM_PROMPT
-
     static = re.sub(r"\{[a-z_]+\}", "\x00", SYSTEM_PROMPT)
     pieces = []
     for chunk in static.split("\x00"):
@@ -785,10 +796,6 @@ class _Ask:
 
     def context(self, topic_ids: frozenset[int] | None = None) -> list[Any]:
         """The knowledge rendered for today: all of it, or only some topics."""
-        from django.utils import timezone
-
-        from apps.facts.selectors import AUDIENCE_VISITOR, knowledge_render
-
         if topic_ids not in self._rendered:
             self._rendered[topic_ids] = knowledge_render(
                 on=timezone.localdate(), audience=AUDIENCE_VISITOR, topic_ids=topic_ids
@@ -797,8 +804,6 @@ class _Ask:
 
     def full(self, text: str) -> str:
         """The product's path: answer_once in a fresh conversation."""
-        from apps.chat.services import answer_once, conversation_open
-
         conversation = conversation_open(visitor_id=f"sec-{uuid.uuid4().hex[:16]}")
         _turn, message = answer_once(conversation_id=conversation.pk, text=text, answerer=self.answerer)
         return message.text
@@ -806,11 +811,6 @@ class _Ask:
     def answerer_path(self, text: str, topic_ids: frozenset[int] | None = None) -> str:
         """The gate, then the answerer given the knowledge (all of it by default), then the streaming
         sanitiser: answer_once without retrieval and storage."""
-        from django.utils import timezone
-
-        from apps.chat.answering.gate import gate
-        from apps.chat.answering.sanitize import sanitize, sanitize_stream
-
         fixed = gate(text)
         if fixed is not None:
             return sanitize(fixed, allowed_hosts=self.allowed_hosts)
@@ -837,11 +837,6 @@ def _spread(n: int, k: int | None) -> set[int]:
 
 def _setup_business(extractor: Any) -> tuple[set[str], str]:
     """The widget's allowed origin (the business's own host) and the clean knowledge of PAGES."""
-    from apps.chat.models import WidgetSettings
-    from apps.chat.services import business_identity
-    from apps.facts.ingestion import website_settings_update
-    from apps.facts.services import source_ingest
-
     row = WidgetSettings.objects.first() or WidgetSettings()
     row.allowed_origins = [BUSINESS_ORIGIN]
     row.save()
@@ -861,9 +856,6 @@ def _planting_stats(
 ) -> tuple[PlantingStats, list[frozenset[int]]]:
     """What became of the planted texts in the sources of ``kind``; and, per attack, the topics that hold
     facts stored from it (what an answerer could ever read of it)."""
-    from apps.facts.extraction.guard import REASON_PREFIX, looks_like_instructions
-    from apps.facts.models import Evidence, Fact, FactStatus, Source, SourcePart, SourceVersion
-
     stats = PlantingStats(channel=channel, planted=len(planted))
     sources = list(Source.objects.filter(kind=kind).exclude(ref__startswith=BUSINESS_ORIGIN))
     part_texts = [
@@ -966,16 +958,10 @@ def run_suite(
     ``limit`` caps the attacks per corpus (a spread sample); ``full_per_corpus`` is how many of each
     corpus also take the full path (None: all of them). Planting crawls a local site and uploads a
     document through the real jobs with ``extractor`` (the configured one when None)."""
-    from apps.chat.answering.base import get_answerer
-    from apps.facts.extraction.factory import get_extractor
-    from apps.facts.ingestion import document_upload, website_crawl_start
-
     started_all = time.perf_counter()
     root = root or corpus_root()
     answerer = answerer or get_answerer()
     extractor = extractor or get_extractor()
-    from django.conf import settings
-
     canary = str(getattr(settings, "XORVENTA_PROMPT_CANARY", ""))
     max_chars = int(getattr(settings, "XORVENTA_MAX_MESSAGE_CHARS", 1000))
     say = progress or (lambda message: None)

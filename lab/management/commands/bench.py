@@ -14,6 +14,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bench import BENCHMARKS, runner
+from bench.common import Context, leftover_businesses
+from bench.report import CpuMeter, Section, describe_machine, machine_lines, report_json
+
 
 class Command(BaseCommand):
     help = "Measure speed, cost and scale (median and p95) in throwaway businesses: " + "; ".join(
@@ -32,10 +36,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        from bench import BENCHMARKS, runner
-        from bench.common import Context, leftover_businesses
-        from bench.report import CpuMeter, Section, describe_machine, machine_lines, report_json
-
         names = opts["names"] or list(BENCHMARKS)
         unknown = [n for n in names if n not in BENCHMARKS]
         if unknown:

@@ -23,7 +23,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_tenants.utils import tenant_context
 
+from apps.chat.answering.builtin import BuiltinAnswerer
+from apps.chat.answering.llm import LLMAnswerer
+from apps.facts.extraction.builtin import BuiltinExtractor
+from apps.facts.extraction.factory import get_extractor
+from apps.integrations.llm import llm_configured
 from apps.tenants.db import use_public_schema
+from apps.tenants.models import Business, Reseller
+from apps.tenants.services import business_create, business_delete, reseller_create
 from lab.security_suite import SPIKEE_SETS, corpus_root, run_suite
 
 RESELLER_SLUG = "xorventa-security"
@@ -68,11 +75,6 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="Keep the throwaway business afterwards.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from apps.chat.answering.builtin import BuiltinAnswerer
-        from apps.facts.extraction.builtin import BuiltinExtractor
-        from apps.tenants.models import Business, Reseller
-        from apps.tenants.services import business_create, business_delete, reseller_create
-
         root = corpus_root()
         if not (root / "SOURCE.txt").exists():
             raise CommandError(f"The attack corpora are not at {root} (set XORVENTA_EVAL_DIR).")
@@ -80,10 +82,6 @@ class Command(BaseCommand):
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1")
         if options["llm"]:
-            from apps.chat.answering.llm import LLMAnswerer
-            from apps.facts.extraction.factory import get_extractor
-            from apps.integrations.llm import llm_configured
-
             if not llm_configured():
                 raise CommandError("--llm needs a model: set XORVENTA_LLM_BASE_URL and XORVENTA_LLM_MODEL.")
             answerer: Any = LLMAnswerer()

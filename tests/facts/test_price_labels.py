@@ -45,3 +45,35 @@ def test_a_condition_before_a_price_is_still_a_condition() -> None:
 
 def test_a_time_before_a_colon_is_not_a_label() -> None:
     assert prices("Class at 9:30: bring a mat.") == []
+
+
+def owner_answer(question: str, answer: str) -> list[tuple[str, str | None]]:
+    context = ExtractionContext(
+        business_name="Harbour Kayaks",
+        source_kind="owner_answer",
+        learned_on=dt.date(2026, 3, 2),
+        question=question,
+    )
+    return [(c.topic, c.value) for c in BuiltinExtractor().extract(answer, context)]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        # The owner names the thing short; the question named it in full.
+        ("How much is a sunset paddle tour?", "sunset is $65 now", [("Sunset paddle tour", "$65")]),
+        (
+            "how much is the double kayak hire?",
+            "double is $50 an hour",
+            [("Double kayak hire", "$50 an hour")],
+        ),
+        # Words that only name the aspect ("price") add no subject.
+        ("what's the single kayak price?", "single kayak is $35 now", [("Single kayak", "$35")]),
+        # An answer naming something else keeps its own name.
+        ("How much is a sunset paddle tour?", "the dawn tour is $55", [("Dawn tour", "$55")]),
+    ],
+)
+def test_an_owner_answer_named_short_is_about_what_was_asked(
+    question: str, answer: str, expected: list[tuple[str, str]]
+) -> None:
+    assert owner_answer(question, answer) == expected

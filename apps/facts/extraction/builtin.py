@@ -1187,8 +1187,23 @@ class _Run:
         if found:
             if uncovered:
                 found.append(self.whole_answer(q, rest, validity))
-            return found
+            return [self.named_as_asked(c, q) for c in found]
         return [self.whole_answer(q, rest or text, validity)]
+
+    def named_as_asked(self, cand: Candidate, q: _Q) -> Candidate:
+        """An answer that names its subject short ("cosmic is $24 now" to "how much is cosmic
+        bowling?") is about the subject the question named: filed under the question's topic when
+        its own topic's words, by lemma, are some of the question's (read by apps.language)."""
+        if not q.topic or topic_key(cand.topic) == topic_key(q.topic):
+            return cand
+        on = self.context.learned_on
+        own = {t.lemma for t in analyse(cand.topic, base_date=on).tokens if not t.is_punct}
+        asked = {t.lemma for t in analyse(q.topic, base_date=on).tokens if not t.is_punct}
+        # Words that only name the aspect ("day pass price" for a price) add no subject.
+        extra = asked - own - {t.lemma for t in analyse(cand.aspect, base_date=on).tokens}
+        if own and own < asked and extra:
+            return cand.model_copy(update={"topic": q.topic})
+        return cand
 
     def _hours_cand(
         self, q: _Q, day: str | None, value: str, statement: str, validity: Validity

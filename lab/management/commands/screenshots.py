@@ -48,12 +48,30 @@ KEY_SHOTS = [
     "knowledge-future-desktop",
     "knowledge-phone",
     "topic-desktop",
+    "gaps-desktop",
     "gaps-phone",
     "conversation-desktop",
+    "conversations-phone",
     "sources-desktop",
     "widget-desktop",
     "console-desktop",
+    "console-phone",
+    "demo-site-phone",
+    "inbox-desktop",
+    "inbox-phone",
+    "handoff-phone",
 ]
+
+
+def _has_inbox() -> bool:
+    """The inbox (live handoff) is another part of issue 20: photographed once it exists."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("portal:inbox", urlconf=settings.ROOT_URLCONF)
+    except NoReverseMatch:
+        return False
+    return True
 
 
 def _free_port() -> int:
@@ -86,12 +104,15 @@ class Command(BaseCommand):
             call_command("migrate_schemas", interactive=False, verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
             call_command("seed_demo", force=True)  # a development tool: the demo is what it photographs
-        pages = self._pages()
+        port = _free_port()
+        base = f"http://localhost:{port}"
+        site = self._demo_site(base)
+        pages = [*self._pages(), ("demo-site", site.url, "anonymous")]
+        if _has_inbox():  # a visitor asks for a person (the owner's inbox, shot after, shows it)
+            pages.append(("handoff", site.url, "anonymous"))
         if opts["only"]:
             pages = [p for p in pages if p[0] in opts["only"]]
         connections.close_all()  # the server opens its own
-        port = _free_port()
-        base = f"http://localhost:{port}"
         server = subprocess.Popen(  # noqa: S603
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "xorventa.asgi:application"],
             env=dict(os.environ, PYTHONUNBUFFERED="1"),
@@ -110,11 +131,26 @@ class Command(BaseCommand):
                 self.style.SUCCESS(f"Wrote {written} screenshots to {out}; key ones to {docs}.")
             )
         finally:
+            site.shutdown()
             server.terminate()
             try:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+    @staticmethod
+    def _demo_site(base: str) -> Any:
+        """The demo bakery's own website with its widget (as `make run` serves it), on its port."""
+        from lab.demo import _widget_allowed_on
+        from lab.demo_site import demo_site_port, demo_site_start
+
+        business = Business.objects.get(slug=DEMO_SLUG)
+        snippet = (
+            f'<script src="{base}/static/xorventa/widget.js" data-key="{business.public_key}" async></script>'
+        )
+        site = demo_site_start(snippet=snippet, port=demo_site_port())
+        _widget_allowed_on(business, site.url)
+        return site
 
     def _pages(self) -> list[tuple[str, str, str]]:
         """(name, path, who): who is "anonymous", "owner" or "agency"."""
@@ -145,6 +181,7 @@ class Command(BaseCommand):
             ("conversations", f"{prefix}/conversations/", "owner"),
             ("widget", f"{prefix}/widget/", "owner"),
             ("team", f"{prefix}/team/", "owner"),
+            *([("inbox", f"{prefix}/inbox/", "owner")] if _has_inbox() else []),
             ("console", "/console/", "agency"),
             ("white-label", "/console/demo-agency/white-label/", "agency"),
         ]
@@ -153,6 +190,17 @@ class Command(BaseCommand):
         if conversation is not None:
             pages.insert(-4, ("conversation", f"{prefix}/conversations/{conversation.pk}/", "owner"))
         return pages
+
+    @staticmethod
+    def _ask(page: Any, question: str) -> None:
+        page.locator(".launcher").click()
+        box = page.locator("xorventa-widget textarea")
+        box.fill(question)
+        box.press("Enter")
+        try:  # an answer from the knowledge carries its sources (.meta); the first loads the model
+            page.locator("xorventa-widget .row.assistant .meta").last.wait_for(timeout=120_000)
+        except Exception:  # photograph whatever the widget shows by then
+            page.wait_for_timeout(1000)
 
     def _wait(self, url: str, server: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + 60
@@ -193,7 +241,8 @@ class Command(BaseCommand):
                             page.click("form button[type=submit]")
                             page.wait_for_load_state()
                         for name, path, _ in mine:
-                            response = page.goto(base + path, wait_until="load")
+                            url = path if path.startswith("http") else base + path
+                            response = page.goto(url, wait_until="load")
                             if response is None or response.status >= 400:
                                 raise CommandError(
                                     f"{path} answered {response.status if response else 'nothing'}"
@@ -202,6 +251,19 @@ class Command(BaseCommand):
                                 page.evaluate(
                                     "document.querySelector('details.log')?.setAttribute('open', '')"
                                 )
+                            if name == "gaps":  # the first question with its context opened
+                                page.evaluate(
+                                    "document.querySelectorAll('.gap')[0]?.querySelectorAll('details')"
+                                    ".forEach(d => d.setAttribute('open', ''))"
+                                )
+                            if name == "demo-site":  # the visitor's view: the widget open, one answer
+                                self._ask(page, "When are you open?")
+                            if name == "handoff":  # the visitor asks for a person
+                                person = page.locator("xorventa-widget .person")
+                                if not person.is_visible():  # the widget reopens as it was left
+                                    page.locator(".launcher").click()
+                                person.click()
+                                page.wait_for_timeout(2500)
                             page.wait_for_timeout(400)  # the widget preview and htmx settle
                             page.screenshot(path=str(out / f"{name}-{label}.png"), full_page=True)
                             written += 1

@@ -13,8 +13,6 @@ Protocol (JSON frames):
   server -> {"type": "start", "turn": n}, {"type": "delta", "turn": n, "text": "..."},
             {"type": "end", "turn": n, "decision": "...", "sources": [...], "message_id": id}
   server -> {"type": "error", "code": "rate_limited|too_long|empty|unavailable|bad_request", "message": "..."}
-  server -> {"type": "owner_answer", "message_id": id, "text": "..."}  the owner answered a question
-            asked in this conversation (pushed through the channel layer from the process that stored it)
 
 A frame that is not a JSON object of this shape (binary, not JSON, nested deeper than
 xorventa.json_input.MAX_DEPTH, a field that is not a string, or holds NUL / control characters / a lone
@@ -38,8 +36,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from apps.chat import limits
+from apps.chat.live import conversation_group
 from apps.chat.origins import origin_allowed
-from apps.chat.receivers import conversation_group
 from apps.facts.services import KnowledgeInputError
 from apps.tenants.context import call_in_schema, iterate_in_schema
 from apps.tenants.db import use_public_schema
@@ -152,12 +150,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(
                 conversation_group(self.schema_name, self.conversation_id), self.channel_name
             )
-
-    async def chat_owner_answer(self, event: dict[str, Any]) -> None:
-        """The owner's answer to this conversation's question (apps/chat/receivers.py)."""
-        await self.send_json(
-            {"type": "owner_answer", "message_id": event["message_id"], "text": event["text"]}
-        )
 
     async def _refuse(self, code: int) -> None:
         # Accept, then close with our code: a handshake rejected before accept reaches the browser

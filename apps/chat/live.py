@@ -3,8 +3,8 @@ words reach the visitor's widget, in whichever web process holds each websocket.
 
 Groups (schema names are [a-z0-9_], so the names are valid channel-layer group names):
   inbox.<schema>           every portal inbox socket of that business (apps/portal/inbox.py);
-  chat.<schema>.<id>       the widget sockets of one conversation (apps/chat/consumers.py; the name
-                           is apps.chat.receivers.conversation_group, which owners' answers use too).
+  chat.<schema>.<id>       the widget sockets of one conversation (apps/chat/consumers.py); a
+                           person's reply and an owner's answer to a question (receivers.py) go there.
 A frame is sent only once its transaction commits: nobody sees what a rollback takes back. Sending is
 best effort: everything is stored, and a page that was not connected reads it on its next load.
 """
@@ -19,10 +19,13 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from apps.chat.models import Channel, Conversation, Message, Role
-from apps.chat.receivers import conversation_group
 from apps.tenants.db import current_schema
 
 logger = logging.getLogger(__name__)
+
+
+def conversation_group(schema_name: str, conversation_id: int) -> str:
+    return f"chat.{schema_name}.{conversation_id}"
 
 
 def inbox_group(schema_name: str) -> str:

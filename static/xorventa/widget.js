@@ -748,9 +748,6 @@
         updateSend();
         break;
       }
-      case "owner_answer": // the owner answered a question asked here (pushed while the widget is open)
-        if (typeof frame.text === "string" && frame.text) addRow("owner", frame.text); // a Text node
-        break;
       case "held": // a person answers this conversation: the assistant does not reply
         if (waitingRow) {
           waitingRow.remove();

@@ -48,5 +48,6 @@ def test_a_connected_visitor_receives_the_owners_answer_at_once(shops):  # noqa:
 
     end, pushed, others = run_async(scenario())
     assert end["decision"] == "unknown"
-    assert pushed["type"] == "owner_answer" and "Yes, to Bath for $15." in pushed["text"]
+    assert pushed["type"] == "person" and pushed["message"]["role"] == "owner"
+    assert "Yes, to Bath for $15." in pushed["message"]["text"]
     assert others == []

@@ -341,13 +341,13 @@ def test_two_web_processes_and_two_workers_share_redis_s3_and_postgresql(make_bu
                 )
                 while True:
                     frame = json.loads(await asyncio.wait_for(ws.recv(), 20))
-                    if frame["type"] == "owner_answer":
+                    if frame["type"] == "person":  # a person's words: here the owner's answer
                         return frame
             finally:
                 await ws.close()
 
         pushed = asyncio.run(owner_answer_reaches_a())
-        assert "deliver wedding cakes to Bath for $15" in pushed["text"]
+        assert "deliver wedding cakes to Bath for $15" in pushed["message"]["text"]
 
         # 2. An upload accepted by web B is in the bucket, and a worker reads it from there.
         t0 = time.perf_counter()

@@ -44,7 +44,10 @@ class ConversationColumns:
             )
             for earlier in question.after:
                 answer_once(conversation_id=conversation.pk, text=earlier, on=on)
-            self._turns[key] = answer_once(conversation_id=conversation.pk, text=question.ask, on=on)
+            turn, message = answer_once(conversation_id=conversation.pk, text=question.ask, on=on)
+            if message is None:  # only when a person answers the conversation: never a fresh one
+                raise RuntimeError(f"no reply to {question.ask!r}: a person is answering the conversation")
+            self._turns[key] = (turn, message)
         return self._turns[key]
 
     def context(self, question: ScenarioQuestion, on: date) -> str:

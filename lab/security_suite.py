@@ -53,7 +53,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
-from apps.chat.answering.base import get_answerer
+from apps.chat.answering.factory import get_answerer
 from apps.chat.answering.gate import gate
 from apps.chat.answering.llm import SYSTEM_PROMPT
 from apps.chat.answering.sanitize import sanitize, sanitize_stream
@@ -806,7 +806,7 @@ class _Ask:
         """The product's path: answer_once in a fresh conversation."""
         conversation = conversation_open(visitor_id=f"sec-{uuid.uuid4().hex[:16]}")
         _turn, message = answer_once(conversation_id=conversation.pk, text=text, answerer=self.answerer)
-        return message.text
+        return message.text if message else ""  # None: a person answers (never in a fresh conversation)
 
     def answerer_path(self, text: str, topic_ids: frozenset[int] | None = None) -> str:
         """The gate, then the answerer given the knowledge (all of it by default), then the streaming

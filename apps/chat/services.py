@@ -28,7 +28,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.chat import handoff, live
-from apps.chat.answering.base import Answerer, RetrievalHints, get_answerer, unknown_reply
+from apps.chat.answering.base import Answerer, RetrievalHints, unknown_reply
+from apps.chat.answering.factory import get_answerer
 from apps.chat.answering.gate import gate
 from apps.chat.answering.person import asks_for_person
 from apps.chat.answering.sanitize import sanitize, sanitize_stream

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from apps.chat.answering.base import get_answerer, unknown_reply
+from apps.chat.answering.base import unknown_reply
 from apps.chat.answering.builtin import BuiltinAnswerer
+from apps.chat.answering.factory import get_answerer
 from apps.chat.answering.llm import DEFAULT_CANARY, SYSTEM_PROMPT, LLMAnswerer
 from apps.facts.selectors import RenderedFact, RenderedTopic
 from apps.integrations.llm import LLMConfig

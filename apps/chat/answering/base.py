@@ -123,33 +123,6 @@ class Answerer(Protocol):
         ...
 
 
-def get_answerer() -> Answerer:
-    """The configured answerer: settings.XORVENTA_ANSWERER = "auto" | "builtin" | "llm".
-
-    "auto" uses the language model when one is configured and the built-in answerer otherwise, so a
-    fresh install and CI answer deterministically without any network access.
-    """
-    from django.conf import settings
-    from django.core.exceptions import ImproperlyConfigured
-
-    from apps.integrations.llm import llm_configured
-
-    mode = (getattr(settings, "XORVENTA_ANSWERER", "auto") or "auto").strip().lower()
-    if mode not in {"auto", "builtin", "llm"}:
-        raise ImproperlyConfigured(f"XORVENTA_ANSWERER must be auto, builtin or llm, not {mode!r}")
-    if mode == "llm" and not llm_configured():
-        raise ImproperlyConfigured(
-            "XORVENTA_ANSWERER=llm needs a model: set XORVENTA_LLM_BASE_URL and XORVENTA_LLM_MODEL"
-        )
-    if mode == "llm" or (mode == "auto" and llm_configured()):
-        from apps.chat.answering.llm import LLMAnswerer
-
-        return LLMAnswerer()
-    from apps.chat.answering.builtin import BuiltinAnswerer
-
-    return BuiltinAnswerer()
-
-
 # --- fixed wording -----------------------------------------------------------------------------------
 
 PASSED_ON = "so I've passed your question on to them."

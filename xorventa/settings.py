@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 
-from xorventa.deployment import require_extra, s3_storage_options
+from apps.tenants.deployment import require_extra, s3_storage_options
 from xorventa.env import env_bool, env_float, env_int, env_list, env_path, env_secret, env_str, load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ class TenantsConfig(AppConfig):
     def ready(self) -> None:
         from django.core.checks import Tags, register
 
-        from xorventa.deployment import check_pooler
+        from apps.tenants.deployment import check_pooler
 
         # A pooler in transaction mode mixes businesses' schemas: refuse to run behind one (0016).
         register(check_pooler, Tags.database)

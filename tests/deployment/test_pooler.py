@@ -21,10 +21,10 @@ from django.db import DatabaseError, connection, connections
 
 from apps.facts.selectors import knowledge_text
 from apps.tenants.context import run_in_schema
+from apps.tenants.deployment import pooler_refusal
 from apps.tenants.tasks import run_for_business
 from tests.deployment.services import pgbouncer
 from tests.tenants import test_canary
-from xorventa.deployment import pooler_refusal
 
 CANARY = test_canary.CANARY
 canaries = test_canary.canaries  # the fixture: two businesses, one canary fact each

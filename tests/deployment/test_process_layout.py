@@ -10,7 +10,7 @@ import sys
 import pytest
 from django.conf import settings
 
-from xorventa.deployment import layout_problems
+from apps.tenants.deployment import layout_problems
 
 
 def test_without_redis_or_a_database_server_both_kinds_refuse_with_what_to_set():

@@ -3,7 +3,7 @@
 For several machines (README, "Beyond one machine"; docs/scaling.md) the same command starts one kind of
 process: `up --web-only` (migrations, then N ASGI server processes) or `up --worker-only` (a django-q2
 cluster of N workers). Each refuses to start when the services shared between processes are missing
-(xorventa.deployment.layout_problems).
+(apps.tenants.deployment.layout_problems).
 """
 
 from __future__ import annotations
@@ -19,10 +19,17 @@ from pathlib import Path
 from typing import Any, cast
 
 from django.conf import settings
+from django.contrib.staticfiles.finders import get_finders
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection, connections
+from django.db.migrations.executor import MigrationExecutor
 
+from apps.gaps.schedules import digest_schedule_ensure
 from apps.portal.signals import local_run_prepared
+from apps.tenants.deployment import layout_problems, migration_lock, pooler_refusal
+from apps.visitors.tasks import retention_schedule_ensure
+from apps.webhooks.tasks import prune_schedule_ensure
 
 
 class Command(BaseCommand):
@@ -83,8 +90,6 @@ class Command(BaseCommand):
                 banner += cast("list[str]", lines)  # each receiver returns its banner lines
             if opts["demo"] and not replies:
                 raise CommandError("--demo needs the development tools: set XORVENTA_LAB=1 (lab/).")
-        from django.db import connections
-
         connections.close_all()  # the children open their own
         env = dict(os.environ, PYTHONUNBUFFERED="1", XORVENTA_ASGI_SERVER="1")
         children = self._web_servers(opts["host"], opts["port"], max(1, opts["web_processes"]), env)
@@ -113,8 +118,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _refuse_pooler() -> None:
-        from xorventa.deployment import pooler_refusal
-
         refusal = pooler_refusal()
         if refusal:  # before anything runs: a transaction pooler mixes businesses (decision 0016)
             raise CommandError(refusal)
@@ -123,16 +126,10 @@ class Command(BaseCommand):
     def _prepare() -> None:
         """Migrations, static files and the nightly schedules: idempotent, and serialised between web
         processes that start at the same moment on several machines."""
-        from apps.gaps.schedules import digest_schedule_ensure
-        from apps.visitors.tasks import retention_schedule_ensure
-        from xorventa.deployment import migration_lock
-
         with migration_lock():
             call_command("migrate_schemas", interactive=False, verbosity=0)
             digest_schedule_ensure()
             retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
-            from apps.webhooks.tasks import prune_schedule_ensure
-
             prune_schedule_ensure()  # nightly: webhook delivery logs keep 30 days
         Command._collect_static()
 
@@ -141,8 +138,6 @@ class Command(BaseCommand):
         """collectstatic, unless STATIC_ROOT already holds these very files: it compresses every file
         again on each run (whitenoise), which took 95 s of a web process's start on a busy 2-core machine.
         Hand-written: collectstatic has no up-to-date check of its own."""
-        from django.contrib.staticfiles.finders import get_finders
-
         listing = hashlib.sha256()
         for finder in get_finders():
             for path, storage in sorted(finder.list([]), key=lambda item: item[0]):
@@ -191,8 +186,6 @@ class Command(BaseCommand):
     # -- one kind of process (several machines) ---------------------------------------------------
 
     def _one_kind(self, **opts: Any) -> None:
-        from xorventa.deployment import layout_problems
-
         role = "web" if opts["web_only"] else "worker"
         refusals, warnings = layout_problems(role, same_machine=opts["same_machine"])
         if refusals:
@@ -204,8 +197,6 @@ class Command(BaseCommand):
         if role == "web":
             processes = max(1, opts["processes"] or opts["web_processes"])
             self._prepare()
-            from django.db import connections
-
             connections.close_all()  # the children open their own
             children = self._web_servers(opts["host"], opts["port"], processes, env)
             self._index_check()
@@ -223,9 +214,6 @@ class Command(BaseCommand):
     @staticmethod
     def _refuse_unmigrated() -> None:
         """A worker on a database its code has not migrated would fail task after task: say so at once."""
-        from django.db import connection
-        from django.db.migrations.executor import MigrationExecutor
-
         executor = MigrationExecutor(connection)
         if executor.migration_plan(executor.loader.graph.leaf_nodes()):
             raise CommandError(

@@ -295,7 +295,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "rest_framework.views.exception_handler",
     # JSON with a nesting limit: 1,000 nested brackets were a 500 (RecursionError), now a 400.
     "DEFAULT_PARSER_CLASSES": [
-        "xorventa.json_input.LimitedJSONParser",
+        "apps.tenants.json_input.LimitedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

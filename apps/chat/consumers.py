@@ -15,7 +15,7 @@ Protocol (JSON frames):
   server -> {"type": "error", "code": "rate_limited|too_long|empty|unavailable|bad_request", "message": "..."}
 
 A frame that is not a JSON object of this shape (binary, not JSON, nested deeper than
-xorventa.json_input.MAX_DEPTH, a field that is not a string, or holds NUL / control characters / a lone
+apps.tenants.json_input.MAX_DEPTH, a field that is not a string, or holds NUL / control characters / a lone
 surrogate) gets `bad_request` with a message naming the field, and the connection stays open; nothing
 is stored for it. `unavailable` is kept for failures on our side.
 Reached at /ws/chat/<key>/ on the public host or a business's host, or at /t/<slug>/ws/chat/<key>/;
@@ -41,7 +41,7 @@ from apps.chat.origins import origin_allowed
 from apps.facts.services import KnowledgeInputError
 from apps.tenants.context import call_in_schema, iterate_in_schema
 from apps.tenants.db import use_public_schema
-from xorventa.json_input import JSONInputError, json_loads_limited
+from apps.tenants.json_input import JSONInputError, json_loads_limited
 
 logger = logging.getLogger(__name__)
 _VISITOR = re.compile(r"^[A-Za-z0-9_-]{8,64}$")

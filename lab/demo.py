@@ -80,7 +80,7 @@ def demo_for_local_run(
     site.snippet = (
         f'<script src="{base}/static/xorventa/widget.js" data-key="{business.public_key}" async></script>'
     )
-    _widget_allowed_on(business, site.url)
+    widget_allowed_on(business, site.url)
     # The web server and the worker `up` starts next may read that one local server (its daily
     # re-read, "Sync now"); nothing else on loopback.
     named = [s for s in os.environ.get("XORVENTA_OUTBOUND_LOCAL_SERVERS", "").split(",") if s]
@@ -108,7 +108,7 @@ TRY_LINES = [
 ]
 
 
-def _widget_allowed_on(business: Business, site_url: str) -> None:
+def widget_allowed_on(business: Business, site_url: str) -> None:
     """The demo website may show the business's widget (its origin on the allow-list, once)."""
     origin = normalise_origin(site_url.rstrip("/"))
     with tenant_context(business):

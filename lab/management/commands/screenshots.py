@@ -141,7 +141,7 @@ class Command(BaseCommand):
     @staticmethod
     def _demo_site(base: str) -> Any:
         """The demo bakery's own website with its widget (as `make run` serves it), on its port."""
-        from lab.demo import _widget_allowed_on
+        from lab.demo import widget_allowed_on
         from lab.demo_site import demo_site_port, demo_site_start
 
         business = Business.objects.get(slug=DEMO_SLUG)
@@ -149,7 +149,7 @@ class Command(BaseCommand):
             f'<script src="{base}/static/xorventa/widget.js" data-key="{business.public_key}" async></script>'
         )
         site = demo_site_start(snippet=snippet, port=demo_site_port())
-        _widget_allowed_on(business, site.url)
+        widget_allowed_on(business, site.url)
         return site
 
     def _pages(self) -> list[tuple[str, str, str]]:

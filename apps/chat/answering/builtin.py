@@ -942,6 +942,12 @@ def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -
     only when no kept fact bears on the question): every word of what is asked is in the fact's
     statement or topic, by lemma. Said plainly, without a yes or a no."""
     asked = _asked_lemmas(question, on, business)
+    analysis = analyse(question, base_date=on)
+    lead = next((t for t in analysis.tokens if not t.is_punct), None)
+    if analysis.form.root == "be" or (lead is not None and lead.lemma == "be"):
+        # "Is the sourdough gluten free?" asks about its subject: the subject's head must be in the
+        # fact too, or any free thing would bear on it.
+        asked |= {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in ("there",)}
     if not asked or not facts:
         return None
     bearing = []

@@ -17,7 +17,7 @@ from django_tenants.utils import tenant_context
 from apps.accounts.models import Role, User
 from apps.accounts.services import membership_grant, operator_create
 from apps.chat.origins import normalise_origin
-from apps.chat.services import widget_settings
+from apps.chat.widget import widget_settings
 from apps.tenants.models import Business, Reseller
 from apps.tenants.services import business_create, reseller_create
 from lab.demo_conversations import demo_conversations_seed

@@ -58,7 +58,8 @@ from apps.chat.answering.gate import gate
 from apps.chat.answering.llm import SYSTEM_PROMPT
 from apps.chat.answering.sanitize import sanitize, sanitize_stream
 from apps.chat.models import WidgetSettings
-from apps.chat.services import answer_once, business_identity, conversation_open
+from apps.chat.services import answer_once, conversation_open
+from apps.chat.widget import business_identity
 from apps.facts.extraction.factory import get_extractor
 from apps.facts.extraction.guard import REASON_PREFIX, looks_like_instructions
 from apps.facts.ingestion import document_upload, website_crawl_start, website_settings_update

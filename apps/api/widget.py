@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from apps.api import serializers as out
 from apps.api.base import ApiView
-from apps.chat.services import widget_settings
+from apps.chat.widget import widget_settings
 from apps.portal.forms import WidgetSettingsForm
 
 

@@ -91,7 +91,8 @@ class WidgetMessagesApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         origin = request.headers.get("Origin")
-        from apps.chat.services import conversation_open, widget_settings
+        from apps.chat.services import conversation_open
+        from apps.chat.widget import widget_settings
 
         with schema_context(business.schema_name):
             if origin and not origin_allowed(origin, list(widget_settings().allowed_origins or [])):
@@ -165,7 +166,7 @@ class WidgetConfigApi(APIView):
         business = _business(key)
         if business is None:
             return Response({"detail": "Unknown widget."}, status=status.HTTP_404_NOT_FOUND)
-        from apps.chat.services import business_identity
+        from apps.chat.widget import business_identity
 
         with schema_context(business.schema_name):
             identity = business_identity()

@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from apps.chat import live
 from apps.chat.models import Conversation, Message, Role, WidgetSettings
+from apps.chat.widget import business_identity, widget_settings
 from apps.facts.services import KnowledgeInputError
 from apps.tenants.db import current_schema
 
@@ -102,7 +103,6 @@ def handoff_next_open(widget: WidgetSettings, at: datetime) -> str:
 @transaction.atomic
 def handoff_request(*, conversation_id: int) -> HandoffRequested:
     """The visitor asks for a person (the widget's button, or a message the turn service read as such)."""
-    from apps.chat.services import business_identity, widget_settings
 
     conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
     if conversation.handoff == LIVE:
@@ -138,7 +138,6 @@ def handoff_request(*, conversation_id: int) -> HandoffRequested:
 def handoff_expire(*, conversation_id: int) -> bool:
     """Nobody took the request in time: a question for the owner, and the assistant answers again.
     Idempotent (a task; run again, or after someone took it, it does nothing)."""
-    from apps.chat.services import widget_settings
 
     conversation = Conversation.objects.select_for_update().filter(pk=conversation_id).first()
     if conversation is None or conversation.handoff != REQUESTED or conversation.handoff_requested_at is None:

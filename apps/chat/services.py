@@ -34,7 +34,8 @@ from apps.chat.answering.gate import gate
 from apps.chat.answering.person import asks_for_person
 from apps.chat.answering.sanitize import sanitize, sanitize_stream
 from apps.chat.limits import model_budget_take
-from apps.chat.models import Channel, Conversation, Decision, Message, Role, WidgetSettings
+from apps.chat.models import Channel, Conversation, Decision, Message, Role
+from apps.chat.widget import business_identity, widget_settings
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
 from apps.language.analysis import analyse
@@ -43,50 +44,6 @@ from apps.tenants.db import current_schema
 
 HISTORY_TURNS = 4
 CONVERSATION_IDLE_HOURS = 24
-
-
-def widget_settings() -> WidgetSettings:
-    settings_row = WidgetSettings.objects.first()
-    if settings_row is None:
-        settings_row = WidgetSettings.objects.create()
-    return settings_row
-
-
-def business_identity() -> dict[str, Any]:
-    """What the widget shows: name, colours, greeting, white-label (from the reseller)."""
-    from apps.tenants.models import Business
-
-    business = Business.objects.select_related("reseller").get(schema_name=current_schema())
-    widget = widget_settings()
-    return {
-        "name": widget.display_name or business.name,
-        "color": widget.primary_color,
-        "greeting": widget.greeting,
-        "lead_capture_text": widget.lead_capture_text,
-        "show_sources": widget.show_sources,
-        "powered_by": business.reseller.show_powered_by,
-        "product_name": business.reseller.product_name,
-        "allowed_hosts": sorted(_allowed_hosts(widget)),
-    }
-
-
-def _allowed_hosts(widget: WidgetSettings) -> set[str]:
-    """Hosts an answer may link to: the sites the widget is embedded in and the business's own website
-    (the one its pages are crawled from: facts from its pages keep links to it, and only to it)."""
-    from urllib.parse import urlparse
-
-    from apps.facts.extraction.guard import host_of
-    from apps.facts.ingestion import website_settings_get
-
-    hosts = set()
-    for origin in widget.allowed_origins or []:
-        host = urlparse(origin).hostname
-        if host:
-            hosts.add(host.lstrip("*."))
-    website = host_of(website_settings_get().start_url or "")
-    if website:
-        hosts.add(website)
-    return hosts
 
 
 @transaction.atomic
@@ -242,7 +199,9 @@ def turn_begin(
         return Turn(decision=Decision.GATE, fixed_reply=small_talk, context=[], retrieval=None, **base)
     if asks_for_person(text):
         requested = handoff.handoff_request(conversation_id=conversation.pk)
-        turn = Turn(decision=Decision.HANDOFF, fixed_reply=requested.reply, context=[], retrieval=None, **base)
+        turn = Turn(
+            decision=Decision.HANDOFF, fixed_reply=requested.reply, context=[], retrieval=None, **base
+        )
         turn.ask_contact = requested.question_left
         return turn
 

@@ -38,7 +38,7 @@ def widget_business(key: str) -> Business:
 
 def widget_origin_check(request: Request, business: Business) -> str:
     """The request's Origin ("" for a server-side call), or WidgetRefused when the site may not."""
-    from apps.chat.services import widget_settings
+    from apps.chat.widget import widget_settings
 
     origin = request.headers.get("Origin", "")
     if origin:

@@ -27,7 +27,7 @@ from apps.accounts.models import Role
 from apps.accounts.services import invitation_create
 from apps.chat.models import Conversation, Message
 from apps.chat.models import Role as MessageRole
-from apps.chat.services import widget_settings
+from apps.chat.widget import widget_settings
 from apps.facts import ingestion
 from apps.facts.models import Disagreement, Fact, IngestionJob, JobStatus, Source, Topic
 from apps.facts.services import (

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.access import BUSINESS_ROLES_MANAGE
 from apps.chat import handoff
 from apps.chat.models import Channel, Conversation, Message, Role
-from apps.chat.services import widget_settings
+from apps.chat.widget import widget_settings
 from apps.facts.services import KnowledgeInputError
 from apps.portal.views import _actor, _page, portal_page
 

@@ -52,7 +52,7 @@ def contact_consent_record(
 ) -> VisitorContact | None:
     """Contact details left in the widget (already validated by the gap loop), with the text the visitor
     saw beside the field (the widget's lead-capture text) and the time, on the conversation too."""
-    from apps.chat.services import widget_settings
+    from apps.chat.widget import widget_settings
 
     conversation = Conversation.objects.select_for_update().filter(pk=conversation_id).first()
     if conversation is None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from django.test import Client
 
 from apps.chat.models import Channel, Message, Role
-from apps.chat.services import answer_once, conversation_open, widget_settings
+from apps.chat.services import answer_once, conversation_open
+from apps.chat.widget import widget_settings
 from apps.facts.services import owner_fact_add
 from apps.feedback.models import AnswerFeedback
 from apps.gaps.models import GapTicket

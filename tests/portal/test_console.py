@@ -59,7 +59,7 @@ def test_white_label_applies_to_portal_and_widget(agency, world, in_sunny):
     assert world.reseller.product_name == "BakeBot" and not world.reseller.show_powered_by
     portal = world.client(world.owner).get("/t/sunny/knowledge/").content.decode()
     assert "BakeBot" in portal and "#117744" in portal and "/static/agency-logo.svg" in portal
-    from apps.chat.services import business_identity
+    from apps.chat.widget import business_identity
 
     with in_sunny():
         identity = business_identity()

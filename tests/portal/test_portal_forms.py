@@ -231,7 +231,7 @@ def test_widget_settings_and_allowed_origins(owner, bakery, in_sunny):
         "show_sources": "on",
     }
     assert owner.post("/t/sunny/widget/", form).status_code == 302
-    from apps.chat.services import business_identity, widget_settings
+    from apps.chat.widget import business_identity, widget_settings
 
     with in_sunny():
         settings_row = widget_settings()

@@ -443,7 +443,11 @@ XORVENTA_OUTBOUND_ALLOWED_PORTS = frozenset(int(port) for port in _outbound_port
 XORVENTA_OUTBOUND_LOCAL_SERVERS = env_list("XORVENTA_OUTBOUND_LOCAL_SERVERS", [])
 for _server in XORVENTA_OUTBOUND_LOCAL_SERVERS:
     _parts = urlparse(_server)
-    if _parts.scheme not in ("http", "https") or not _parts.port or _parts.hostname not in ("127.0.0.1", "::1"):
+    if (
+        _parts.scheme not in ("http", "https")
+        or not _parts.port
+        or _parts.hostname not in ("127.0.0.1", "::1")
+    ):
         raise ImproperlyConfigured(
             f"XORVENTA_OUTBOUND_LOCAL_SERVERS: {_server!r} is not a loopback address with a port "
             "(e.g. http://127.0.0.1:8001)."

@@ -6,58 +6,138 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('tenants', '0002_initial'),
+        ("accounts", "0001_initial"),
+        ("tenants", "0002_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ApiKey',
+            name="ApiKey",
             fields=[
-                ('id', models.CharField(editable=False, max_length=150, primary_key=True, serialize=False, unique=True)),
-                ('prefix', models.CharField(editable=False, max_length=8, unique=True)),
-                ('hashed_key', models.CharField(editable=False, max_length=150)),
-                ('created', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('name', models.CharField(default=None, help_text='A free-form name for the API key. Need not be unique. 50 characters max.', max_length=50)),
-                ('revoked', models.BooleanField(blank=True, default=False, help_text='If the API key is revoked, clients cannot use it anymore. (This cannot be undone.)')),
-                ('expiry_date', models.DateTimeField(blank=True, help_text='Once API key expires, clients cannot use it anymore.', null=True, verbose_name='Expires')),
-                ('access', models.CharField(choices=[('read', 'Read only'), ('write', 'Read and write')], default='read', max_length=10)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('business', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='api_keys', to='tenants.business')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('reseller', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='api_keys', to='tenants.reseller')),
+                (
+                    "id",
+                    models.CharField(
+                        editable=False, max_length=150, primary_key=True, serialize=False, unique=True
+                    ),
+                ),
+                ("prefix", models.CharField(editable=False, max_length=8, unique=True)),
+                ("hashed_key", models.CharField(editable=False, max_length=150)),
+                ("created", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "name",
+                    models.CharField(
+                        default=None,
+                        help_text="A free-form name for the API key. Need not be unique. 50 characters max.",
+                        max_length=50,
+                    ),
+                ),
+                (
+                    "revoked",
+                    models.BooleanField(
+                        blank=True,
+                        default=False,
+                        help_text="If the API key is revoked, clients cannot use it anymore. (This cannot be undone.)",
+                    ),
+                ),
+                (
+                    "expiry_date",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="Once API key expires, clients cannot use it anymore.",
+                        null=True,
+                        verbose_name="Expires",
+                    ),
+                ),
+                (
+                    "access",
+                    models.CharField(
+                        choices=[("read", "Read only"), ("write", "Read and write")],
+                        default="read",
+                        max_length=10,
+                    ),
+                ),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "business",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="api_keys",
+                        to="tenants.business",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "reseller",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="api_keys",
+                        to="tenants.reseller",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'API key',
-                'verbose_name_plural': 'API keys',
-                'ordering': ('-created',),
-                'abstract': False,
+                "verbose_name": "API key",
+                "verbose_name_plural": "API keys",
+                "ordering": ("-created",),
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='ApiKeyUse',
+            name="ApiKeyUse",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('business_slug', models.CharField(blank=True, help_text='The business addressed, if any', max_length=42)),
-                ('method', models.CharField(max_length=10)),
-                ('path', models.CharField(max_length=300)),
-                ('status', models.PositiveSmallIntegerField()),
-                ('key', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='uses', to='accounts.apikey')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "business_slug",
+                    models.CharField(blank=True, help_text="The business addressed, if any", max_length=42),
+                ),
+                ("method", models.CharField(max_length=10)),
+                ("path", models.CharField(max_length=300)),
+                ("status", models.PositiveSmallIntegerField()),
+                (
+                    "key",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="uses", to="accounts.apikey"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-id'],
+                "ordering": ["-at", "-id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='apikey',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('business__isnull', False), ('reseller__isnull', True)), models.Q(('business__isnull', True), ('reseller__isnull', False)), _connector='OR'), name='api_key_one_scope'),
+            model_name="apikey",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("business__isnull", False), ("reseller__isnull", True)),
+                    models.Q(("business__isnull", True), ("reseller__isnull", False)),
+                    _connector="OR",
+                ),
+                name="api_key_one_scope",
+            ),
         ),
         migrations.AddIndex(
-            model_name='apikeyuse',
-            index=models.Index(fields=['key', '-at'], name='accounts_ap_key_id_93044f_idx'),
+            model_name="apikeyuse",
+            index=models.Index(fields=["key", "-at"], name="accounts_ap_key_id_93044f_idx"),
         ),
     ]

@@ -4,50 +4,68 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chat', '0001_initial'),
+        ("chat", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='conversation',
-            name='handoff',
-            field=models.CharField(blank=True, db_index=True, default='', max_length=10),
+            model_name="conversation",
+            name="handoff",
+            field=models.CharField(blank=True, db_index=True, default="", max_length=10),
         ),
         migrations.AddField(
-            model_name='conversation',
-            name='handoff_by',
+            model_name="conversation",
+            name="handoff_by",
             field=models.CharField(blank=True, max_length=120),
         ),
         migrations.AddField(
-            model_name='conversation',
-            name='handoff_requested_at',
+            model_name="conversation",
+            name="handoff_requested_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='message',
-            name='marked_answer_at',
+            model_name="message",
+            name="marked_answer_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='widgetsettings',
-            name='handoff_hours',
+            model_name="widgetsettings",
+            name="handoff_hours",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='widgetsettings',
-            name='handoff_wait_minutes',
+            model_name="widgetsettings",
+            name="handoff_wait_minutes",
             field=models.PositiveSmallIntegerField(default=5),
         ),
         migrations.AlterField(
-            model_name='message',
-            name='decision',
-            field=models.CharField(blank=True, choices=[('answer', 'Answered from the knowledge'), ('unknown', 'Not in the knowledge: passed to the owner'), ('gate', 'Small talk (no retrieval)'), ('handoff', 'Asked for a person'), ('held', 'A person is answering (the assistant stays silent)'), ('refused', 'Refused (limit or error)')], max_length=10),
+            model_name="message",
+            name="decision",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("answer", "Answered from the knowledge"),
+                    ("unknown", "Not in the knowledge: passed to the owner"),
+                    ("gate", "Small talk (no retrieval)"),
+                    ("handoff", "Asked for a person"),
+                    ("held", "A person is answering (the assistant stays silent)"),
+                    ("refused", "Refused (limit or error)"),
+                ],
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='message',
-            name='role',
-            field=models.CharField(choices=[('visitor', 'Visitor'), ('assistant', 'Assistant'), ('owner', 'Owner (follow-up)'), ('note', 'Note (a person joined or left)')], max_length=10),
+            model_name="message",
+            name="role",
+            field=models.CharField(
+                choices=[
+                    ("visitor", "Visitor"),
+                    ("assistant", "Assistant"),
+                    ("owner", "Owner (follow-up)"),
+                    ("note", "Note (a person joined or left)"),
+                ],
+                max_length=10,
+            ),
         ),
     ]

@@ -344,6 +344,8 @@ SPECTACULAR_SETTINGS = {
 }
 # Requests per minute per API key (apps/api/base.py), counted across every business the key reaches.
 XORVENTA_API_KEY_RATE = env_int("XORVENTA_API_KEY_RATE", 600)
+# Days the per-request log of API keys is kept (a nightly job prunes it); usage figures read 30.
+XORVENTA_API_KEY_LOG_DAYS = env_int("XORVENTA_API_KEY_LOG_DAYS", 90, minimum=30)
 
 EMAIL_BACKEND = env_str(
     "EMAIL_BACKEND",

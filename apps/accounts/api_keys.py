@@ -8,16 +8,21 @@ admins) or a reseller (its admins) creates or revokes its keys: the portal and t
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from typing import cast
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import ApiAccess, ApiKey, ApiKeyUse, User
+from apps.tenants.db import use_public_schema
 from apps.tenants.models import Business, Reseller
+from apps.tenants.tasks import daily_schedule_ensure
+
+LOG_PRUNE_SCHEDULE = "api-key-log-prune"
 
 
 def api_key_create(
@@ -77,6 +82,21 @@ def api_key_use_record(*, key: ApiKey, business_slug: str, method: str, path: st
     )
     # One cheap UPDATE; the log above is the record, this is for the list of keys.
     ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+
+
+def api_key_uses_prune(*, now: datetime | None = None) -> int:
+    """Nightly: forget requests older than XORVENTA_API_KEY_LOG_DAYS, so the log does not grow without
+    end. A worker task: the log is in the public schema, which it enters itself."""
+    use_public_schema()
+    cutoff = (now or timezone.now()) - timedelta(days=settings.XORVENTA_API_KEY_LOG_DAYS)
+    deleted, _ = ApiKeyUse.objects.filter(at__lt=cutoff).delete()
+    return deleted
+
+
+def api_key_log_schedule_ensure() -> None:
+    daily_schedule_ensure(
+        name=LOG_PRUNE_SCHEDULE, func="apps.accounts.api_keys.api_key_uses_prune", at=time(3, 50)
+    )
 
 
 def api_requests_by_business(reseller: Reseller, *, since: datetime) -> dict[str, int]:

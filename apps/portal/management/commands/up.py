@@ -25,6 +25,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 
+from apps.accounts.api_keys import api_key_log_schedule_ensure
 from apps.gaps.schedules import digest_schedule_ensure
 from apps.portal.signals import local_run_prepared
 from apps.tenants.deployment import layout_problems, migration_lock, pooler_refusal
@@ -131,6 +132,7 @@ class Command(BaseCommand):
             digest_schedule_ensure()
             retention_schedule_ensure()  # nightly: each business deletes conversations older than it keeps
             prune_schedule_ensure()  # nightly: webhook delivery logs keep 30 days
+            api_key_log_schedule_ensure()  # nightly: API keys' request log keeps XORVENTA_API_KEY_LOG_DAYS
         Command._collect_static()
 
     @staticmethod

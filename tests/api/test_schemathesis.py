@@ -58,7 +58,7 @@ def _seed(business):
 
 def _v1_only(schema):
     return schema.include(
-        path_regex=r"/api/v1/(knowledge|sources|questions|conversations|widget/settings|reseller)"
+        path_regex=r"/api/v1/(knowledge|sources|questions|conversations|widget/settings|reseller|visitors)"
     )
 
 

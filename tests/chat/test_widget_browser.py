@@ -629,9 +629,13 @@ def test_accessibility_and_phone_layout_white_label(
     assert page.locator("textarea").is_visible() and page.locator(".send").is_visible()
     assert page.locator("textarea").bounding_box()["y"] + 40 <= 740
 
-    # The server's refusals are shown inline, and the text comes back to the composer.
+    # The box stops at the server's limit (it sends max_message_chars) ...
+    page.locator("textarea").fill("x" * 1001)
+    assert len(page.locator("textarea").input_value()) == 1000
+    # ... and a longer text a script put there is refused by the server, shown inline, and comes
+    # back to the composer.
     too_long = "x" * 1001
-    page.locator("textarea").fill(too_long)
+    _shadow_eval(page, f"root.querySelector('textarea').value = '{too_long}';")
     page.locator("textarea").press("Enter")
     page.locator(".note.error[data-code=too_long]").wait_for(timeout=10_000)
     assert "at most 1000 characters" in page.locator(".note.error").last.inner_text()

@@ -21,7 +21,9 @@ UP_READS = {"XORVENTA_WEB_PROCESSES", "XORVENTA_HOST", "XORVENTA_PORT"}  # read 
 
 def _read_variables() -> set[str]:
     """Every environment variable the settings (and the helpers they call) read."""
-    text = (ROOT / "xorventa" / "settings.py").read_text() + (ROOT / "xorventa" / "deployment.py").read_text()
+    text = (ROOT / "xorventa" / "settings.py").read_text() + (
+        ROOT / "apps" / "tenants" / "deployment.py"
+    ).read_text()
     names = set(re.findall(r"""env_\w+\(\s*["']([A-Z0-9_]+)["']""", text))
     names |= set(re.findall(r"""environ\.get\(\s*["']([A-Z0-9_]+)["']""", text))
     names |= set(re.findall(r"""\(\s*"\w+",\s*"(AWS_[A-Z0-9_]+)"\s*\)""", text))  # the S3 option table

@@ -58,6 +58,7 @@ def _calendar(region: str, year: int) -> dict[str, dt.date]:
         cls = holidays.country_holidays(region).__class__
         days = holidays.country_holidays(region, years=year, categories=cls.supported_categories)
     except (NotImplementedError, KeyError):
+        # the holidays package raises these for a region it has no calendar for: no names to read
         return {}
     names: dict[str, dt.date] = {}
     for day, label in sorted(days.items()):

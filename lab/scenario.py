@@ -228,8 +228,10 @@ class ScenarioReport:
         }
 
 
-def scenario_play_events(scenario: Scenario) -> None:
-    """Play the events in order, in the current business's schema. Events on one day keep their order."""
+def scenario_play_events(scenario: Scenario, *, after_event: Callable[[int], None] | None = None) -> None:
+    """Play the events in order, in the current business's schema. Events on one day keep their order.
+
+    ``after_event(index)`` runs after each one (the real-model check stops its server part-way)."""
     for index, event in enumerate(scenario.events):
         day = event.on or scenario.today
         read_at = datetime.combine(day, time(9, 0), tzinfo=UTC) + timedelta(minutes=index)
@@ -249,6 +251,8 @@ def scenario_play_events(scenario: Scenario) -> None:
                 read_at=read_at,
                 title=event.ref or "",
             )
+        if after_event is not None:
+            after_event(index)
 
 
 def scenario_ask(scenario: Scenario, columns: dict[str, Column]) -> ScenarioReport:

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date
 
+from django.db.models import Max
 from django_tenants.utils import tenant_context
 
 from apps.chat.models import Channel, Decision, Message
 from apps.chat.services import Turn, answer_once, conversation_open
+from apps.facts.models import PartReading, SourcePart
+from apps.facts.rereading import RereadSummary, parts_reread_due
 from apps.tenants.db import use_public_schema
-from apps.tenants.models import Reseller
+from apps.tenants.models import Business, Reseller
 from apps.tenants.services import business_create, business_delete
 from lab.scenario import (
     Column,
@@ -70,21 +75,47 @@ def scenario_columns() -> dict[str, Column]:
     return {"knowledge": knowledge_column, "context": conversation.context, "answer": conversation.answer}
 
 
-def scenario_run(scenario: Scenario, *, keep: bool = False) -> ScenarioReport:
+def retries_settle() -> RereadSummary | None:
+    """The worker's second reading, once, of every part the language model failed on (decision 0020).
+
+    In the product the worker re-reads such a part when its retry comes due (a minute later, then with
+    backoff); a replay is over in seconds, so it runs that reading itself, as at the latest due time,
+    before the questions are asked: the figures then count the model's records where the model could
+    read the part on a second try, and the built-in stand-ins where it could not. Nothing is due
+    with the built-in extractor, and then this is one query."""
+    waiting = SourcePart.objects.filter(reading=PartReading.RETRY, removed_in__isnull=True)
+    due_by = waiting.aggregate(at=Max("retry_at"))["at"]
+    if due_by is None:
+        return None
+    return parts_reread_due(now=due_by, limit=waiting.count())
+
+
+@contextmanager
+def scenario_business(name: str, *, keep: bool = False) -> Iterator[Business]:
+    """A throwaway business to replay a scenario in, entered; deleted afterwards unless ``keep``."""
     reseller = Reseller.objects.filter(slug=SYSTEM_RESELLER).first()
     if reseller is None:
         reseller = Reseller.objects.create(name="Xorventa tools", slug=SYSTEM_RESELLER, show_powered_by=False)
-    name = scenario.name[:100] or "Scenario"
-    business = business_create(reseller=reseller, name=name, slug=f"scenario-{secrets.token_hex(4)}")
+    business = business_create(
+        reseller=reseller, name=name[:100] or "Scenario", slug=f"scenario-{secrets.token_hex(4)}"
+    )
     try:
         with tenant_context(business):
-            started = time.monotonic()
-            scenario_play_events(scenario)
-            read = time.monotonic()
-            report = scenario_ask(scenario, scenario_columns())
-            report.seconds_events, report.seconds_questions = read - started, time.monotonic() - read
-            return report
+            yield business
     finally:
         use_public_schema()
         if not keep:
             business_delete(business=business)
+
+
+def scenario_run(
+    scenario: Scenario, *, keep: bool = False, after_event: Callable[[int], None] | None = None
+) -> ScenarioReport:
+    with scenario_business(scenario.name, keep=keep):
+        started = time.monotonic()
+        scenario_play_events(scenario, after_event=after_event)
+        retries_settle()
+        read = time.monotonic()
+        report = scenario_ask(scenario, scenario_columns())
+        report.seconds_events, report.seconds_questions = read - started, time.monotonic() - read
+        return report

@@ -1,6 +1,7 @@
 """`manage.py llm_check`: the scenario files against a real local model server (`make test-llm`)."""
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -8,9 +9,18 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test import override_settings
 
-from lab.llm_check import MODES, model_server
-from lab.scenario import ScenarioFileError, ScenarioReport, scenario_load, scenario_paths
-from lab.scenario_runner import scenario_run
+from apps.facts.models import Fact, FactStatus, PartReading, SourcePart, SourceVersion, VersionOutcome
+from lab.llm_check import MODES, ModelServer, model_server
+from lab.scenario import (
+    Scenario,
+    ScenarioFileError,
+    ScenarioReport,
+    scenario_ask,
+    scenario_load,
+    scenario_paths,
+    scenario_play_events,
+)
+from lab.scenario_runner import retries_settle, scenario_business, scenario_columns, scenario_run
 
 COLUMNS = ("knowledge", "context", "answer")
 
@@ -35,12 +45,27 @@ class Command(BaseCommand):
         )
         parser.add_argument("--threads", type=int, default=2, help="Model server threads")
         parser.add_argument("--json-out", help="Also write the figures to this JSON file")
+        parser.add_argument(
+            "--outage",
+            metavar="FILE",
+            help="First an outage drill on this scenario file: the server is stopped after half its events "
+            "and started again after the last; then what was kept, and what the worker's re-reading did",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         modes = _modes(opts["modes"])
         scenarios = _scenarios(opts["files"] or _default_files())
         figures: list[dict[str, Any]] = []
         with model_server(threads=opts["threads"], say=self.stdout.write) as server:
+            if opts["outage"]:
+                drill = _scenarios([opts["outage"]])[0]
+                with override_settings(
+                    XORVENTA_EXTRACTOR="llm",
+                    XORVENTA_ANSWERER="builtin",
+                    XORVENTA_LLM_BASE_URL=server.base_url,
+                    XORVENTA_LLM_MODEL="local",
+                ):
+                    figures.append(self._outage_drill(server, *drill))
             for extractor, answerer in modes:
                 with override_settings(
                     XORVENTA_EXTRACTOR=extractor,
@@ -70,6 +95,55 @@ class Command(BaseCommand):
             + f"; {row['seconds_per_event']:.1f} s per event, {row['seconds_per_question']:.1f} s per question"
         )
         return row
+
+    def _outage_drill(self, server: ModelServer, path: Path, scenario: Scenario) -> dict[str, Any]:
+        """Stop the real server part-way through a replay: every event must be stored and read (the
+        built-in reader standing in), and the worker's re-reading must replace the stand-ins once the
+        server is back. Prints the counts; a lost event is an error."""
+        self.stdout.write(f"\n== outage drill on {path.name} (extractor=llm answerer=builtin)")
+        stop_after = max(len(scenario.events) // 2 - 1, 0)
+
+        def stop_midway(index: int) -> None:
+            if index == stop_after:
+                server.stop()
+                self.stdout.write(f"server stopped after event {index + 1} of {len(scenario.events)}")
+
+        with scenario_business(scenario.name):
+            started = time.monotonic()
+            scenario_play_events(scenario, after_event=stop_midway)
+            during = _reading_counts()
+            self.stdout.write(f"during the outage ({time.monotonic() - started:.0f} s): {during}")
+            server.start()
+            self.stdout.write("server started again; the worker's re-reading runs")
+            reread = retries_settle()
+            after = _reading_counts()
+            self.stdout.write(f"after the re-reading ({reread}): {after}")
+            report = scenario_ask(scenario, scenario_columns())
+        row = {"drill": path.name, "events": len(scenario.events), "during": during, "after": after}
+        row.update({c: report.passed(c) for c in COLUMNS}, questions=len(report.questions))
+        self.stdout.write("drill: " + " ".join(f"{c} {row[c]}/{row['questions']}" for c in COLUMNS))
+        if (
+            during["events_unread"]
+            or after["events_unread"]
+            or during["events_stored"] < len(scenario.events)
+        ):
+            raise CommandError(f"The outage lost or left unread an event: {during} / {after}")
+        return row
+
+
+def _reading_counts() -> dict[str, int]:
+    """What the current business kept: events stored and unread, parts waiting, stand-ins live/replaced."""
+    stand_ins = Fact.objects.filter(stand_in=True)
+    return {
+        "events_stored": SourceVersion.objects.count(),
+        "events_unread": SourceVersion.objects.filter(outcome=VersionOutcome.RECEIVED).count(),
+        "parts_waiting": SourcePart.objects.filter(
+            reading=PartReading.RETRY, removed_in__isnull=True
+        ).count(),
+        "stand_ins_live": stand_ins.filter(status=FactStatus.LIVE).count(),
+        "stand_ins_replaced": stand_ins.exclude(status=FactStatus.LIVE).count(),
+        "model_facts_live": Fact.objects.filter(stand_in=False, status=FactStatus.LIVE).count(),
+    }
 
 
 def _totals(

@@ -14,6 +14,9 @@ from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
+from price_parser import Price
+from price_parser.parser import CURRENCY_CODES
+
 from apps.language.wordlists import categories
 
 if TYPE_CHECKING:
@@ -54,8 +57,6 @@ def _currency_words() -> dict[str, str]:
 
 @cache
 def _currency_codes() -> frozenset[str]:
-    from price_parser.parser import CURRENCY_CODES
-
     return frozenset(CURRENCY_CODES)
 
 
@@ -121,8 +122,6 @@ def _glued_cents(token: Token) -> Decimal | None:
 def find_amounts(doc: Doc) -> tuple[Amount, ...]:
     """Every amount of money in ``doc``; a bare number is not an amount, except the second end of
     a price range ("$30-45" gives $30 and $45)."""
-    from price_parser import Price
-
     found: list[Amount] = []
     previous_end = -1
     for index, token in enumerate(doc):

@@ -27,6 +27,8 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Literal
 
+import dateparser
+
 from apps.language.holiday_names import holiday_spans
 from apps.language.wordlists import categories
 
@@ -216,8 +218,6 @@ def _base_datetime(base: dt.date) -> dt.datetime:
 @lru_cache(maxsize=4096)
 def resolve_phrase(text: str, base: dt.date, prefer: str = "future") -> dt.date | None:
     """dateparser's reading of one short date phrase, as a day (``None`` when it has none)."""
-    import dateparser
-
     settings = {
         "RELATIVE_BASE": _base_datetime(base),
         "PREFER_DATES_FROM": prefer,

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
+import holidays
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -42,6 +44,7 @@ def _bare_name(word: str) -> bool:
     """Whether a one-word remainder of "<word> Day" names the holiday alone: a word English
     dictionaries do not list (a name: "Christmas", "Easter") or list only as that noun
     ("Thanksgiving"); not an ordinary word with other uses ("Labor", "Memorial", "Boxing")."""
+    # Lazy: lemminflect imports spaCy (about 2 s), which this module otherwise leaves to the pipeline.
     import lemminflect
 
     lemmas = lemminflect.getAllLemmas(word.lower())
@@ -52,8 +55,6 @@ def _bare_name(word: str) -> bool:
 def _calendar(region: str, year: int) -> dict[str, dt.date]:
     """Folded holiday name -> its day in ``year`` in ``region`` (observed-day entries skipped).
     Bare forms ("thanksgiving" for "Thanksgiving Day") are in ``_bare_forms``."""
-    import holidays
-
     try:
         cls = holidays.country_holidays(region).__class__
         days = holidays.country_holidays(region, years=year, categories=cls.supported_categories)
@@ -76,6 +77,7 @@ def _calendar(region: str, year: int) -> dict[str, dt.date]:
 def _dictionary_word(folded: str) -> bool:
     """A bare form that is also an ordinary dictionary noun ("thanksgiving", "independence"): read as
     the holiday only when written as a name or after a preposition ("on thanksgiving")."""
+    # Lazy: lemminflect imports spaCy (about 2 s); see _bare_name.
     import lemminflect
 
     return bool(lemminflect.getAllLemmas(folded))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import phonenumbers
+from django.conf import settings
+
 __all__ = ["DEFAULT_REGION", "Phone", "find_phones", "phone_region"]
 
 #: Region assumed for numbers written without a country code, when settings name none.
@@ -21,10 +24,6 @@ class Phone:
 
 def phone_region() -> str:
     """The region of numbers without a country code: ``XORVENTA_PHONE_REGION``, else US."""
-    try:
-        from django.conf import settings
-    except ImportError:  # pragma: no cover - Django is a project dependency
-        return DEFAULT_REGION
     if not settings.configured:
         return DEFAULT_REGION
     return str(getattr(settings, "XORVENTA_PHONE_REGION", DEFAULT_REGION) or DEFAULT_REGION).upper()
@@ -34,7 +33,6 @@ def find_phones(text: str, *, region: str | None = None) -> tuple[Phone, ...]:
     """Every valid phone number in ``text``; ``region`` (ISO 3166 code) reads national numbers."""
     if sum(c.isdigit() for c in text) < 5:
         return ()  # no phone number is shorter; skips the matcher's cost for most questions
-    import phonenumbers
 
     found: list[Phone] = []
     for match in phonenumbers.PhoneNumberMatcher(

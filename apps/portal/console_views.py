@@ -1,45 +1,23 @@
 """The reseller's console (public site, /console/): its businesses with usage and health, creating a
 business, and the white-label settings applied to every business's portal and widget.
 
-Every view goes through the access gate (``access_reseller``): anyone who does not administer the
-reseller gets a 404.
+Every view goes through the access gate (``access_reseller``, by way of ``pages.console_reseller``):
+anyone who does not administer the reseller gets a 404.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.shortcuts import redirect, render
 
-from apps.accounts.access import access_reseller, resellers_administered
+from apps.accounts.access import resellers_administered
 from apps.portal import forms, selectors
+from apps.portal.pages import console_reseller, render_console_page
 from apps.tenants.models import Reseller
 from apps.tenants.services import business_create
-
-
-def _reseller(request: HttpRequest, slug: str) -> Reseller:
-    return access_reseller(request.user, get_object_or_404(Reseller, slug=slug))
-
-
-def _page(
-    request: HttpRequest, reseller: Reseller, template: str, context: dict[str, Any], *, status: int = 200
-) -> HttpResponse:
-    current = request.resolver_match.view_name if request.resolver_match else ""
-    nav = [
-        {"url": reverse(name, args=[reseller.slug]), "label": label, "current": name == current}
-        for name, label in (
-            ("console:reseller", "Businesses"),
-            ("console:branding", "White label"),
-            ("console:api_keys", "API keys"),
-        )
-    ]
-    base = {"reseller": reseller, "product_name": reseller.product_name, "nav": nav}
-    return render(request, template, {**base, **context}, status=status)
 
 
 @login_required
@@ -54,7 +32,7 @@ def console_home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def reseller_home(request: HttpRequest, slug: str) -> HttpResponse:
-    reseller = _reseller(request, slug)
+    reseller = console_reseller(request, slug)
     form = forms.BusinessCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -69,12 +47,14 @@ def reseller_home(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, f"Created {business.name}{invited}.")
             return redirect("console:reseller", reseller.slug)
     context = {"rows": selectors.reseller_businesses(reseller), "form": form}
-    return _page(request, reseller, "console/home.html", context, status=400 if form.errors else 200)
+    return render_console_page(
+        request, reseller, "console/home.html", context, status=400 if form.errors else 200
+    )
 
 
 @login_required
 def branding(request: HttpRequest, slug: str) -> HttpResponse:
-    reseller = _reseller(request, slug)
+    reseller = console_reseller(request, slug)
     form = forms.BrandingForm(request.POST or None, instance=reseller)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -82,4 +62,6 @@ def branding(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("console:branding", reseller.slug)
     # The form edits ``reseller`` in place while validating: show the saved look until it is saved.
     saved = Reseller.objects.get(pk=reseller.pk)
-    return _page(request, saved, "console/branding.html", {"form": form}, status=400 if form.errors else 200)
+    return render_console_page(
+        request, saved, "console/branding.html", {"form": form}, status=400 if form.errors else 200
+    )

@@ -1,28 +1,25 @@
 """The owner portal: pages of one business, reachable only by its members and its reseller.
 
-Every view goes through ``portal_page`` (sign-in, then the access gate: a 404 for anyone else, never a
-403), parses its input, calls one service or selector, and renders. Lookups by id happen inside the
-business's schema, so an id from another business finds nothing.
+Every view goes through ``portal_page`` (apps/portal/pages.py: sign-in, then the access gate: a 404 for
+anyone else, never a 403), parses its input, calls one service or selector, and renders. Lookups by id
+happen inside the business's schema, so an id from another business finds nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date, timedelta
-from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from apps.accounts.access import BUSINESS_ROLES_ALL, BUSINESS_ROLES_MANAGE, access_business, business_role
+from apps.accounts.access import BUSINESS_ROLES_MANAGE, business_role
 from apps.accounts.models import Role
 from apps.accounts.services import invitation_create
 from apps.chat.models import Conversation, Message
@@ -44,64 +41,8 @@ from apps.gaps.models import GapStatus, GapTicket
 from apps.gaps.services import gap_answer, gap_dismiss
 from apps.portal import forms, selectors
 from apps.portal.charts import daily_bars
+from apps.portal.pages import actor_of, back_to_topic, portal_page, render_portal_page
 from apps.portal.reading import answer_saved
-
-NAV = [
-    ("portal:home", "Dashboard", BUSINESS_ROLES_ALL),
-    ("portal:knowledge", "Knowledge", BUSINESS_ROLES_ALL),
-    ("portal:sources", "Sources", BUSINESS_ROLES_ALL),
-    ("portal:gaps", "Questions", BUSINESS_ROLES_ALL),
-    ("portal:inbox", "Inbox", BUSINESS_ROLES_ALL),
-    ("portal:conversations", "Conversations", BUSINESS_ROLES_ALL),
-    ("portal:widget", "Widget", BUSINESS_ROLES_MANAGE),
-    ("portal:team", "Team", BUSINESS_ROLES_MANAGE),
-    ("portal:api_keys", "API keys", BUSINESS_ROLES_MANAGE),
-    ("portal:webhooks", "Webhooks", BUSINESS_ROLES_MANAGE),
-    ("portal:privacy", "Visitor data", BUSINESS_ROLES_MANAGE),
-]
-
-View = Callable[..., HttpResponse]
-
-
-def portal_page(roles: frozenset[Role] = BUSINESS_ROLES_ALL) -> Callable[[View], View]:
-    """Sign-in required, then the access gate; the role is kept on the request for the templates."""
-
-    def decorate(view: View) -> View:
-        @login_required
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            business = getattr(request, "tenant", None)
-            if business is None:
-                raise Http404("No such business.")
-            request.role = access_business(request.user, business, roles=roles)  # type: ignore[attr-defined]
-            return view(request, *args, **kwargs)
-
-        return wrapper
-
-    return decorate
-
-
-def _page(request: HttpRequest, template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
-    role = request.role  # type: ignore[attr-defined]
-    # View names are "<section>_<page>" ("portal:knowledge_topic"): the section's tab is current.
-    current = request.resolver_match.view_name if request.resolver_match else ""
-    section = current.split("_")[0]
-    nav = [
-        {"url": reverse(name), "label": label, "current": name == section}
-        for name, label, roles in NAV
-        if role in roles
-    ]
-    base = {
-        "role": role,
-        "can_manage": role in BUSINESS_ROLES_MANAGE,
-        "nav": nav,
-        "console_url": f"{settings.SITE_URL}/console/" if role == Role.RESELLER_ADMIN else "",
-    }
-    return render(request, template, {**base, **context}, status=status)
-
-
-def _actor(request: HttpRequest) -> str:
-    return str(getattr(request.user, "email", ""))
 
 
 def _on(request: HttpRequest) -> date:
@@ -153,7 +94,7 @@ def business_home(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"stats": stats, "chart": chart, "start": None if start.complete else start}
     if not start.complete:
         context.update(_start_context(request, start))
-    return _page(request, "portal/dashboard.html", context)
+    return render_portal_page(request, "portal/dashboard.html", context)
 
 
 def _snippet(request: HttpRequest) -> str:
@@ -176,7 +117,7 @@ def _start_context(request: HttpRequest, start: selectors.Onboarding) -> dict[st
 def home_start(request: HttpRequest) -> HttpResponse:
     """The start's progress line, polled by the dashboard while steps are left; each step's tick is
     swapped in beside it (out of band), so the forms being typed in are never replaced."""
-    return _page(request, "portal/_start_progress.html", {"start": selectors.onboarding()})
+    return render_portal_page(request, "portal/_start_progress.html", {"start": selectors.onboarding()})
 
 
 def _back(request: HttpRequest, default: str) -> HttpResponse:
@@ -201,7 +142,7 @@ def knowledge(request: HttpRequest) -> HttpResponse:
                 valid_from=data["valid_from"],
                 valid_to=data["valid_to"],
                 visibility=data["visibility"],
-                actor=_actor(request),
+                actor=actor_of(request),
             )
         except KnowledgeInputError as exc:
             form.add_error(None, str(exc))
@@ -220,7 +161,7 @@ def knowledge(request: HttpRequest) -> HttpResponse:
         "disagreement_count": selectors.disagreements().count(),
         "form": form,
     }
-    return _page(request, "portal/knowledge.html", context, status=400 if form.errors else 200)
+    return render_portal_page(request, "portal/knowledge.html", context, status=400 if form.errors else 200)
 
 
 @portal_page()
@@ -235,13 +176,7 @@ def topic(request: HttpRequest, pk: int) -> HttpResponse:
         "replace_form": forms.ReplaceForm(),
         "retire_form": forms.RetireForm(),
     }
-    return _page(request, "portal/topic.html", context)
-
-
-def _back_to_topic(fact: Fact, request: HttpRequest) -> HttpResponse:
-    url = reverse("portal:knowledge_topic", args=[fact.topic_id])
-    on = request.POST.get("on") or request.GET.get("on")
-    return redirect(f"{url}?on={on}" if on else url)
+    return render_portal_page(request, "portal/topic.html", context)
 
 
 @portal_page()
@@ -261,14 +196,14 @@ def fact_replace(request: HttpRequest, pk: int) -> HttpResponse:
                 valid_to=form.cleaned_data["valid_to"],
                 visibility=fact.visibility,
                 replaces=[fact],
-                actor=_actor(request),
+                actor=actor_of(request),
             )
         except KnowledgeInputError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Replaced. The old wording is kept in the history.")
-            return _back_to_topic(fact, request)
-    return _page(
+            return back_to_topic(fact, request)
+    return render_portal_page(
         request,
         "portal/fact_action.html",
         {"fact": fact, "form": form, "action": "replace"},
@@ -282,13 +217,13 @@ def fact_retire_view(request: HttpRequest, pk: int) -> HttpResponse:
     form = forms.RetireForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            fact_retire(fact=fact, reason=form.cleaned_data["reason"], actor=_actor(request))
+            fact_retire(fact=fact, reason=form.cleaned_data["reason"], actor=actor_of(request))
         except KnowledgeInputError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Retired. The assistant no longer says it; you can restore it.")
-            return _back_to_topic(fact, request)
-    return _page(
+            return back_to_topic(fact, request)
+    return render_portal_page(
         request,
         "portal/fact_action.html",
         {"fact": fact, "form": form, "action": "retire"},
@@ -303,18 +238,18 @@ def fact_restore_view(request: HttpRequest, pk: int) -> HttpResponse:
     form = forms.RestoreForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
-        fact_restore(fact=fact, reason=reason, actor=_actor(request))
+        fact_restore(fact=fact, reason=reason, actor=actor_of(request))
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, "Restored. Whatever had replaced it is retired.")
-    return _back_to_topic(fact, request)
+    return back_to_topic(fact, request)
 
 
 @portal_page()
 def disagreements(request: HttpRequest) -> HttpResponse:
     context = {"open": selectors.disagreements(), "resolved": selectors.disagreements(status="accepted")[:10]}
-    return _page(request, "portal/disagreements.html", context)
+    return render_portal_page(request, "portal/disagreements.html", context)
 
 
 @require_POST
@@ -327,7 +262,7 @@ def disagreement_resolve_view(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("portal:knowledge_disagreements")
     accept = form.cleaned_data["decision"] == "accept"
     try:
-        disagreement_resolve(disagreement=disagreement, accept=accept, actor=_actor(request))
+        disagreement_resolve(disagreement=disagreement, accept=accept, actor=actor_of(request))
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
     else:
@@ -356,7 +291,7 @@ def sources(request: HttpRequest) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         try:
-            _row, job = ingestion.website_settings_save(actor=_actor(request), **form.cleaned_data)
+            _row, job = ingestion.website_settings_save(actor=actor_of(request), **form.cleaned_data)
         except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
             form.add_error(None, str(exc))
         else:
@@ -373,14 +308,14 @@ def sources(request: HttpRequest) -> HttpResponse:
         "upload_form": forms.UploadForm(),
         "answer_form": forms.AnswerForm(),
     }
-    return _page(request, "portal/sources.html", context, status=400 if form.errors else 200)
+    return render_portal_page(request, "portal/sources.html", context, status=400 if form.errors else 200)
 
 
 @require_POST
 @portal_page()
 def sources_sync(request: HttpRequest) -> HttpResponse:
     try:
-        job = ingestion.website_sync_now(actor=_actor(request), background=True)
+        job = ingestion.website_sync_now(actor=actor_of(request), background=True)
     except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
         messages.error(request, str(exc))
     else:
@@ -406,7 +341,7 @@ def sources_upload(request: HttpRequest) -> HttpResponse:
             filename=upload.name,
             data=upload.read(ingestion.MAX_UPLOAD_BYTES + 1),
             visibility=form.cleaned_data["visibility"],
-            actor=_actor(request),
+            actor=actor_of(request),
             background=True,
         )
     except (ingestion.IngestionInputError, KnowledgeInputError) as exc:
@@ -426,7 +361,7 @@ def sources_upload(request: HttpRequest) -> HttpResponse:
 def source_retire_view(request: HttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source, pk=pk, is_active=True)
     reason = request.POST.get("reason", "").strip()[:300]
-    result = source_retire(source=source, reason=reason, actor=_actor(request))
+    result = source_retire(source=source, reason=reason, actor=actor_of(request))
     messages.success(
         request, f"Retired {source.title or source.ref}: {len(result.retired)} fact(s) retired with it."
     )
@@ -443,7 +378,7 @@ def owner_answer_add(request: HttpRequest) -> HttpResponse:
         return _back(request, "portal:sources")
     try:
         result = owner_answer_record(
-            question=question, answer=form.cleaned_data["answer"], actor=_actor(request)
+            question=question, answer=form.cleaned_data["answer"], actor=actor_of(request)
         )
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
@@ -456,7 +391,7 @@ def owner_answer_add(request: HttpRequest) -> HttpResponse:
 def job(request: HttpRequest, pk: int) -> HttpResponse:
     """One job's progress (the Sources page polls this with htmx while the job runs)."""
     found = selectors.with_summary(get_object_or_404(IngestionJob, pk=pk))
-    return _page(request, "portal/_job.html", {"job": found})
+    return render_portal_page(request, "portal/_job.html", {"job": found})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -468,7 +403,7 @@ def gaps(request: HttpRequest) -> HttpResponse:
     tickets = list(selectors.gaps_open())
     rows = [_gap_row(t) for t in tickets]
     context = {"rows": rows, "closed": selectors.gaps_closed(), "answer_form": forms.AnswerForm()}
-    return _page(request, "portal/gaps.html", context)
+    return render_portal_page(request, "portal/gaps.html", context)
 
 
 def _gap_row(ticket: GapTicket) -> dict[str, Any]:
@@ -483,7 +418,9 @@ def _gap_row(ticket: GapTicket) -> dict[str, Any]:
 def _gap_done(request: HttpRequest, ticket: GapTicket, form: Any = None) -> HttpResponse:
     if request.htmx:  # type: ignore[attr-defined]
         row = {"ticket": ticket, "wordings": []}
-        return _page(request, "portal/_gap.html", {"row": row, "answer_form": form or forms.AnswerForm()})
+        return render_portal_page(
+            request, "portal/_gap.html", {"row": row, "answer_form": form or forms.AnswerForm()}
+        )
     if form is not None and form.errors:
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
     return redirect("portal:gaps")
@@ -496,7 +433,7 @@ def gap_answer_view(request: HttpRequest, pk: int) -> HttpResponse:
     form = forms.AnswerForm(request.POST)
     if form.is_valid():
         try:
-            ticket = gap_answer(ticket=ticket, answer=form.cleaned_data["answer"], actor=_actor(request))
+            ticket = gap_answer(ticket=ticket, answer=form.cleaned_data["answer"], actor=actor_of(request))
         except KnowledgeInputError as exc:
             form.add_error("answer", str(exc))
         else:
@@ -512,7 +449,7 @@ def gap_dismiss_view(request: HttpRequest, pk: int) -> HttpResponse:
     ticket = get_object_or_404(GapTicket.objects.defer("embedding"), pk=pk, status=GapStatus.OPEN)
     form = forms.DismissForm(request.POST)
     reason = (form.cleaned_data["reason"] if form.is_valid() else "") or "no business value"
-    ticket = gap_dismiss(ticket=ticket, reason=reason, actor=_actor(request))
+    ticket = gap_dismiss(ticket=ticket, reason=reason, actor=actor_of(request))
     if not request.htmx:  # type: ignore[attr-defined]
         messages.success(request, "Dismissed. Similar questions will not be asked again.")
     return _gap_done(request, ticket)
@@ -531,7 +468,7 @@ def conversations(request: HttpRequest) -> HttpResponse:
         "tests": tests,
         "test_count": Conversation.objects.tests().count(),
     }
-    return _page(request, "portal/conversations.html", context)
+    return render_portal_page(request, "portal/conversations.html", context)
 
 
 @portal_page()
@@ -542,7 +479,7 @@ def conversation(request: HttpRequest, pk: int) -> HttpResponse:
         "turns": selectors.conversation_turns(found),
         "fix_form": forms.AnswerForm(),
     }
-    return _page(request, "portal/conversation.html", context)
+    return render_portal_page(request, "portal/conversation.html", context)
 
 
 @require_POST
@@ -560,10 +497,10 @@ def answer_fix(request: HttpRequest, pk: int) -> HttpResponse:
     ticket = selectors.open_gap_for_message(question.pk)
     try:
         if ticket is not None:
-            ticket = gap_answer(ticket=ticket, answer=answer, actor=_actor(request))
+            ticket = gap_answer(ticket=ticket, answer=answer, actor=actor_of(request))
             result: IngestResult | None = None
         else:
-            result = owner_answer_record(question=question.text, answer=answer, actor=_actor(request))
+            result = owner_answer_record(question=question.text, answer=answer, actor=actor_of(request))
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
     else:
@@ -585,7 +522,7 @@ def widget(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Widget settings saved. The preview below uses them.")
         return redirect("portal:widget")
     context = {"form": form, "snippet": _snippet(request), "public_key": business.public_key}
-    return _page(request, "portal/widget.html", context, status=400 if form.errors else 200)
+    return render_portal_page(request, "portal/widget.html", context, status=400 if form.errors else 200)
 
 
 @require_POST
@@ -624,7 +561,7 @@ def team(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Invitation sent to {form.cleaned_data['email']}.")
             return redirect("portal:team")
-    return _page(
+    return render_portal_page(
         request,
         "portal/team.html",
         {"team": selectors.team(business), "form": form},

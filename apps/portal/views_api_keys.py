@@ -18,8 +18,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.access import BUSINESS_ROLES_MANAGE
 from apps.accounts.api_keys import api_key_create, api_key_revoke, api_keys_of_business, api_keys_of_reseller
 from apps.accounts.models import ApiAccess, ApiKey
-from apps.portal import console_views
-from apps.portal.views import _page, portal_page
+from apps.portal.pages import console_reseller, portal_page, render_console_page, render_portal_page
 
 ALL_BUSINESSES = "*"
 
@@ -79,7 +78,7 @@ def api_keys(request: HttpRequest) -> HttpResponse:
         "new_key": new_key,
         "docs_url": reverse("api-docs"),
     }
-    return _page(request, "portal/api_keys.html", context, status=400 if form.errors else 200)
+    return render_portal_page(request, "portal/api_keys.html", context, status=400 if form.errors else 200)
 
 
 @require_POST
@@ -93,7 +92,7 @@ def api_key_revoke_view(request: HttpRequest, prefix: str) -> HttpResponse:
 
 @login_required
 def console_api_keys(request: HttpRequest, slug: str) -> HttpResponse:
-    reseller = console_views._reseller(request, slug)
+    reseller = console_reseller(request, slug)
     businesses = list(reseller.businesses.order_by("name"))
     form = ResellerApiKeyForm(request.POST or None, businesses=businesses)
     new_key = ""
@@ -116,7 +115,7 @@ def console_api_keys(request: HttpRequest, slug: str) -> HttpResponse:
         "new_key": new_key,
         "docs_url": reverse("api-docs"),
     }
-    return console_views._page(
+    return render_console_page(
         request, reseller, "console/api_keys.html", context, status=400 if form.errors else 200
     )
 
@@ -124,7 +123,7 @@ def console_api_keys(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def console_api_key_revoke(request: HttpRequest, slug: str, prefix: str) -> HttpResponse:
-    reseller = console_views._reseller(request, slug)
+    reseller = console_reseller(request, slug)
     key = get_object_or_404(api_keys_of_reseller(reseller), prefix=prefix)
     api_key_revoke(key=key)
     messages.success(request, f"Revoked {key.name}: it is refused from now on.")

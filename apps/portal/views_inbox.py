@@ -21,7 +21,7 @@ from apps.chat import handoff
 from apps.chat.models import Channel, Conversation, Message, Role
 from apps.chat.widget import widget_settings
 from apps.facts.services import KnowledgeInputError
-from apps.portal.views import _actor, _page, portal_page
+from apps.portal.pages import actor_of, portal_page, render_portal_page
 
 INBOX_ROWS = 50
 
@@ -63,14 +63,14 @@ def inbox(request: HttpRequest) -> HttpResponse:
             (d, n, hours.get(d, ["", ""])) for d, n in zip(handoff.DAYS, handoff.DAY_NAMES, strict=True)
         ],
     }
-    return _page(request, "portal/inbox.html", context)
+    return render_portal_page(request, "portal/inbox.html", context)
 
 
 @portal_page()
 def inbox_conversation(request: HttpRequest, pk: int) -> HttpResponse:
     conversation = get_object_or_404(Conversation.objects.exclude(channel=Channel.DRAFT), pk=pk)
     transcript = list(conversation.messages.order_by("created_at", "id"))
-    return _page(
+    return render_portal_page(
         request,
         "portal/inbox_conversation.html",
         {"conversation": conversation, "transcript": transcript, "max_reply": handoff.MAX_REPLY_CHARS},
@@ -95,7 +95,7 @@ def inbox_act(request: HttpRequest, pk: int) -> HttpResponse:
         elif action == "mark":
             message_id = int(request.POST.get("message", "0") or 0)
             get_object_or_404(Message, pk=message_id, conversation=conversation)
-            handoff.handoff_answer_mark(message_id=message_id, actor=_actor(request))
+            handoff.handoff_answer_mark(message_id=message_id, actor=actor_of(request))
             messages.success(request, "Saved as your answer: the assistant knows it now.")
         else:
             messages.error(request, "Unknown action.")

@@ -1,7 +1,7 @@
 """The owner splits a fact that the rules filed under another subject by meaning (apps.facts.subjects).
 
 Its own module so the knowledge views' file stays as it is; it uses the same access gate and the same
-way back to the topic page as the other fact actions (apps.portal.views)."""
+way back to the topic page as the other fact actions (apps.portal.pages)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from apps.facts.models import Disagreement, Fact
 from apps.facts.services import KnowledgeInputError, disagreement_split, fact_subject_split
 from apps.portal import forms
-from apps.portal.views import _actor, _back_to_topic, portal_page
+from apps.portal.pages import actor_of, back_to_topic, portal_page
 
 
 @require_POST
@@ -23,16 +23,16 @@ def fact_split_view(request: HttpRequest, pk: int) -> HttpResponse:
     form = forms.RetireForm(request.POST)  # one required reason, as for retiring
     if not form.is_valid():
         messages.error(request, "Say why these are two different things.")
-        return _back_to_topic(fact, request)
+        return back_to_topic(fact, request)
     try:
-        split = fact_subject_split(fact=fact, reason=form.cleaned_data["reason"], actor=_actor(request))
+        split = fact_subject_split(fact=fact, reason=form.cleaned_data["reason"], actor=actor_of(request))
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
-        return _back_to_topic(fact, request)
+        return back_to_topic(fact, request)
     messages.success(
         request, f'Split: "{split.topic.name}" is its own subject again; what it had replaced is back.'
     )
-    return _back_to_topic(split, request)
+    return back_to_topic(split, request)
 
 
 @require_POST
@@ -40,7 +40,7 @@ def fact_split_view(request: HttpRequest, pk: int) -> HttpResponse:
 def disagreement_split_view(request: HttpRequest, pk: int) -> HttpResponse:
     disagreement = get_object_or_404(Disagreement, pk=pk)
     try:
-        fact = disagreement_split(disagreement=disagreement, actor=_actor(request))
+        fact = disagreement_split(disagreement=disagreement, actor=actor_of(request))
     except KnowledgeInputError as exc:
         messages.error(request, str(exc))
     else:

@@ -12,7 +12,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from apps.accounts.access import BUSINESS_ROLES_MANAGE
-from apps.portal.views import _page, portal_page
+from apps.portal.pages import portal_page, render_portal_page
 from apps.visitors.selectors import visitor_export, visitors_find
 from apps.visitors.services import (
     MAX_RETENTION_DAYS,
@@ -47,7 +47,7 @@ def privacy(request: HttpRequest) -> HttpResponse:
             return redirect("portal:privacy")
     query = request.GET.get("q", "").strip()[:200]
     context = {"form": form, "query": query, "found": visitors_find(query) if query else []}
-    return _page(request, "portal/privacy.html", context, status=400 if form.errors else 200)
+    return render_portal_page(request, "portal/privacy.html", context, status=400 if form.errors else 200)
 
 
 @portal_page(BUSINESS_ROLES_MANAGE)

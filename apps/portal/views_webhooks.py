@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from apps.accounts.access import BUSINESS_ROLES_MANAGE
-from apps.portal.views import _page, portal_page
+from apps.portal.pages import portal_page, render_portal_page
 from apps.webhooks.models import Delivery, Endpoint, EventType
 from apps.webhooks.services import (
     WebhookInputError,
@@ -75,7 +75,7 @@ def webhooks(request: HttpRequest) -> HttpResponse:
         for e in Endpoint.objects.all()
     ]
     context = {"form": form, "endpoints": endpoints, "header": HEADER}
-    return _page(request, "portal/webhooks.html", context, status=400 if form.errors else 200)
+    return render_portal_page(request, "portal/webhooks.html", context, status=400 if form.errors else 200)
 
 
 @portal_page(BUSINESS_ROLES_MANAGE)
@@ -93,7 +93,9 @@ def webhooks_endpoint(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("portal:webhooks_endpoint", pk=endpoint.pk)
     deliveries = Delivery.objects.filter(endpoint=endpoint).prefetch_related("attempt_log")[:DELIVERIES_SHOWN]
     context = {"endpoint": endpoint, "form": form, "deliveries": deliveries, "header": HEADER}
-    return _page(request, "portal/webhooks_endpoint.html", context, status=400 if form.errors else 200)
+    return render_portal_page(
+        request, "portal/webhooks_endpoint.html", context, status=400 if form.errors else 200
+    )
 
 
 @require_POST

@@ -187,6 +187,9 @@ class ScenarioReport:
     # Wall-clock seconds spent reading the events and answering the questions (the model check's cost).
     seconds_events: float = 0.0
     seconds_questions: float = 0.0
+    # How much of the run the language model really did (the model check prints it): parts whose
+    # built-in stand-ins still stand, and replies the built-in answerer gave in the model's place.
+    model_misses: dict[str, int] = field(default_factory=dict)
 
     def passed(self, column: str) -> int:
         return sum(1 for q in self.questions if q.columns[column].passed)

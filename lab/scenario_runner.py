@@ -90,6 +90,15 @@ def retries_settle() -> RereadSummary | None:
     return parts_reread_due(now=due_by, limit=waiting.count())
 
 
+def model_misses() -> dict[str, int]:
+    """What the built-in reader and answerer did in the model's place in the current business."""
+    stood_in = SourcePart.objects.filter(
+        reading__in=(PartReading.RETRY, PartReading.GAVE_UP), removed_in__isnull=True
+    ).count()
+    fell_back = Message.objects.filter(retrieval_log__flags__contains=["fallback:builtin"]).count()
+    return {"parts_stand_in": stood_in, "answers_fallback": fell_back}
+
+
 @contextmanager
 def scenario_business(name: str, *, keep: bool = False) -> Iterator[Business]:
     """A throwaway business to replay a scenario in, entered; deleted afterwards unless ``keep``."""
@@ -118,4 +127,5 @@ def scenario_run(
         read = time.monotonic()
         report = scenario_ask(scenario, scenario_columns())
         report.seconds_events, report.seconds_questions = read - started, time.monotonic() - read
+        report.model_misses = model_misses()
         return report

@@ -116,3 +116,4 @@ def test_a_replay_reads_again_what_the_model_failed_on_before_the_questions(mode
     report = scenario_run(scenario, after_event=back_after_the_last)
     assert len(model.requests) > requests_before  # the re-reading asked the model again
     assert report.passed("answer") == 1
+    assert report.model_misses == {"parts_stand_in": 0, "answers_fallback": 0}

@@ -87,12 +87,15 @@ class Command(BaseCommand):
                 f"{path.name:<40} "
                 + " ".join(f"{c} {report.passed(c)}/{len(report.questions)}" for c in COLUMNS)
                 + f"  {report.seconds_events:.0f} s events, {report.seconds_questions:.0f} s questions"
+                + f"  (built-in in the model's place: {report.model_misses.get('parts_stand_in', 0)} parts,"
+                + f" {report.model_misses.get('answers_fallback', 0)} replies)"
             )
         row = _totals(extractor, answerer, scenarios, reports)
         self.stdout.write(
             "total: "
             + ", ".join(f"{c} {row[c]['passed']}/{row['questions']} ({row[c]['rate']:.0%})" for c in COLUMNS)
             + f"; {row['seconds_per_event']:.1f} s per event, {row['seconds_per_question']:.1f} s per question"
+            + f"; built-in in the model's place: {row['parts_stand_in']} parts, {row['answers_fallback']} replies"
         )
         return row
 
@@ -159,6 +162,8 @@ def _totals(
         row[column] = {"passed": passed, "rate": passed / max(questions, 1)}
     row["seconds_per_event"] = sum(r.seconds_events for r in reports) / max(events, 1)
     row["seconds_per_question"] = sum(r.seconds_questions for r in reports) / max(questions, 1)
+    for miss in ("parts_stand_in", "answers_fallback"):
+        row[miss] = sum(r.model_misses.get(miss, 0) for r in reports)
     return row
 
 

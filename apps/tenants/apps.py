@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.core.checks import Tags, register
+
+from apps.tenants.deployment import check_pooler
 
 
 class TenantsConfig(AppConfig):
@@ -7,9 +10,5 @@ class TenantsConfig(AppConfig):
     verbose_name = "Resellers and businesses"
 
     def ready(self) -> None:
-        from django.core.checks import Tags, register
-
-        from apps.tenants.deployment import check_pooler
-
         # A pooler in transaction mode mixes businesses' schemas: refuse to run behind one (0016).
         register(check_pooler, Tags.database)

@@ -13,7 +13,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.conf import settings
+from django.core.checks import Error
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connections
 
 
 def require_extra(extra: str, modules: Iterable[str], why: str) -> None:
@@ -73,6 +76,7 @@ def shared_backend_pid(params: dict[str, Any], rounds: int = 3) -> int | None:
     the two clients see the same pid. Several rounds, each client asking in turn, cover a pool with
     other idle backends. Hand-written: no library or SQL command tells a pooled client the pool mode.
     """
+    # Lazy: settings imports this module, and psycopg (0.25 s, libpq) is needed only by this check.
     import psycopg
 
     params = {k: v for k, v in params.items() if k not in ("cursor_factory", "context")}
@@ -92,8 +96,6 @@ def shared_backend_pid(params: dict[str, Any], rounds: int = 3) -> int | None:
 
 def pooler_refusal(alias: str = "default") -> str:
     """Why the product must not run on the database ``alias`` (a transaction pooler), or ''."""
-    from django.db import connections
-
     pid = shared_backend_pid(connections[alias].get_connection_params())
     if pid is None:
         return ""
@@ -102,8 +104,6 @@ def pooler_refusal(alias: str = "default") -> str:
 
 def check_pooler(app_configs: Any = None, databases: Any = None, **kwargs: Any) -> list[Any]:
     """System check (database tag: `manage.py check --database default`, run before a worker starts)."""
-    from django.core.checks import Error
-
     return [
         Error(refusal, id="xorventa.E001") for alias in databases or () if (refusal := pooler_refusal(alias))
     ]
@@ -120,8 +120,6 @@ def layout_problems(role: str, *, same_machine: bool = False) -> tuple[list[str]
     ``same_machine`` says every process runs here. Warned: uploads on the local disk, which is right
     only when every web process and worker sees the same directory (one host, or a shared volume).
     """
-    from django.conf import settings
-
     refusals: list[str] = []
     warnings: list[str] = []
     if not settings.REDIS_URL:
@@ -150,8 +148,6 @@ def layout_problems(role: str, *, same_machine: bool = False) -> tuple[list[str]
 def migration_lock(alias: str = "default") -> Iterator[None]:
     """Hold a PostgreSQL advisory lock for the block: several web processes starting at once (one per
     machine) migrate one after the other, and the later ones find nothing left to do."""
-    from django.db import connections
-
     with connections[alias].cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK_KEY])
     try:

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import threading
 from pathlib import Path
+
+import psycopg
+from psycopg import sql
 
 logger = logging.getLogger(__name__)
 
@@ -57,9 +61,6 @@ def ensure_server(data_dir: Path, *, database: str) -> str:
 
 
 def _create_database(socket_dir: str, database: str) -> None:
-    import psycopg
-    from psycopg import sql
-
     with psycopg.connect(host=socket_dir, user="postgres", dbname="postgres", autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if not exists:
@@ -68,8 +69,8 @@ def _create_database(socket_dir: str, database: str) -> None:
 
 def stop_server(data_dir: Path) -> bool:
     """Stop the embedded server if it runs. Returns whether one was running."""
-    import subprocess
-
+    # Lazy, as pgserver in ensure_server: only the embedded set-up needs it (an external database
+    # never imports it).
     from pgserver._commands import POSTGRES_BIN_PATH
 
     data_dir = Path(data_dir).resolve()

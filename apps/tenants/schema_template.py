@@ -29,6 +29,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.db.migrations.loader import MigrationLoader
 from django_tenants.utils import get_tenant_database_alias, schema_exists
 
 from apps.tenants.db import use_public_schema
@@ -46,8 +47,6 @@ class TemplateUnsupported(RuntimeError):
 @lru_cache(maxsize=1)
 def template_name() -> str:
     """The template schema for the tenant migrations on disk (computed once per process)."""
-    from django.db.migrations.loader import MigrationLoader
-
     tenant_apps = {name.rsplit(".", 1)[-1] for name in settings.TENANT_APPS}
     loader = MigrationLoader(None, ignore_no_migrations=True, load=True)
     keys = sorted(f"{app}.{name}" for app, name in loader.disk_migrations if app in tenant_apps)

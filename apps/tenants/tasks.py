@@ -12,7 +12,11 @@ from typing import Any
 
 from django.db import reset_queries, transaction
 from django.utils.module_loading import import_string
+from django_q.models import Schedule
+from django_q.tasks import async_task
 from django_tenants.utils import schema_context
+
+from apps.tenants.models import Business
 
 
 def run_for_business(schema_name: str, func_path: str, *args: Any, **kwargs: Any) -> Any:
@@ -26,8 +30,6 @@ def run_for_business(schema_name: str, func_path: str, *args: Any, **kwargs: Any
 def enqueue_for_business(
     schema_name: str, func_path: str, *args: Any, task_name: str | None = None, **kwargs: Any
 ) -> None:
-    from django_q.tasks import async_task
-
     def _enqueue() -> None:
         q_options = {"task_name": task_name} if task_name else {}
         async_task(
@@ -45,8 +47,6 @@ def enqueue_for_business(
 def enqueue_for_every_business(func_path: str, *, task_prefix: str) -> int:
     """Scheduled work of every business: ``func_path`` enqueued once per active business, each run in
     its own schema. Returns how many were enqueued."""
-    from apps.tenants.models import Business
-
     count = 0
     for schema_name in Business.objects.filter(is_active=True).values_list("schema_name", flat=True):
         enqueue_for_business(schema_name, func_path, task_name=f"{task_prefix}:{schema_name}")
@@ -57,8 +57,6 @@ def enqueue_for_every_business(func_path: str, *, task_prefix: str) -> int:
 def daily_schedule_ensure(*, name: str, func: str, at: time) -> None:
     """A django-q2 schedule (public schema) that calls ``func`` every day at ``at`` UTC, from tomorrow.
     Idempotent: an existing schedule keeps its next run."""
-    from django_q.models import Schedule
-
     first = datetime.combine(datetime.now(UTC).date() + timedelta(days=1), at, tzinfo=UTC)
     Schedule.objects.update_or_create(
         name=name,

@@ -65,6 +65,8 @@ from apps.facts.sources.documents import DEFAULT_MAX_BYTES, DocumentError, Docum
 from apps.facts.sources.parse_child import parse_in_child
 from apps.outbound import OutboundRefused, check_url_literal
 from apps.tenants.db import current_schema
+from apps.tenants.models import Business
+from apps.tenants.tasks import enqueue_for_business
 
 logger = logging.getLogger(__name__)
 
@@ -275,8 +277,6 @@ def website_sync_now(
 
 def website_resync_scheduled() -> IngestionJob | None:
     """The scheduled re-sync (called in the worker, inside the business's schema)."""
-    from apps.tenants.models import Business
-
     schema = current_schema()
     if not Business.objects.filter(schema_name=schema, is_active=True).exists():
         # The business is gone or suspended: a schedule left behind must not keep firing.
@@ -331,8 +331,6 @@ def document_upload(
 
 def ingestion_job_enqueue(job: IngestionJob) -> None:
     """Hand the job to the worker (once the current transaction commits)."""
-    from apps.tenants.tasks import enqueue_for_business
-
     enqueue_for_business(current_schema(), "apps.facts.tasks.ingestion_job_task", job.pk)
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from apps.tenants.db import current_schema
+
 
 class SourceKind(models.TextChoices):
     OWNER_ANSWER = "owner_answer", "Owner answer"
@@ -329,8 +331,6 @@ class JobStatus(models.TextChoices):
 
 
 def _document_upload_to(instance: models.Model, filename: str) -> str:
-    from apps.tenants.db import current_schema
-
     # Files of each business under its own folder, so one business's uploads never mix with another's.
     return f"{current_schema()}/documents/{filename}"
 

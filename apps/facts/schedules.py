@@ -12,6 +12,7 @@ import zlib
 from datetime import UTC, datetime, time, timedelta
 
 from django.utils import timezone
+from django_q.models import Schedule
 
 from apps.facts.models import SyncSchedule
 
@@ -37,8 +38,6 @@ def _first_run(schema_name: str, every: SyncSchedule, now: datetime) -> datetime
 
 def resync_schedule_set(*, schema_name: str, every: SyncSchedule | str, enabled: bool) -> object | None:
     """Create, update or remove the business's re-sync schedule. Returns the Schedule (or None)."""
-    from django_q.models import Schedule
-
     name = schedule_name(schema_name)
     every = SyncSchedule(every)
     if not enabled or every == SyncSchedule.OFF:
@@ -64,8 +63,6 @@ def resync_schedule_set(*, schema_name: str, every: SyncSchedule | str, enabled:
 
 
 def resync_schedule_get(schema_name: str) -> object | None:
-    from django_q.models import Schedule
-
     return Schedule.objects.filter(name=schedule_name(schema_name)).first()
 
 
@@ -82,8 +79,6 @@ def reread_schedule_name(schema_name: str) -> str:
 
 def reread_schedule_set(*, schema_name: str, at: datetime) -> object:
     """Make sure the worker re-reads this business's due parts no later than ``at``."""
-    from django_q.models import Schedule
-
     name = reread_schedule_name(schema_name)
     existing = Schedule.objects.filter(name=name).first()
     if existing is not None and existing.next_run is not None and existing.next_run <= at:
@@ -103,6 +98,4 @@ def reread_schedule_set(*, schema_name: str, at: datetime) -> object:
 
 
 def reread_schedule_get(schema_name: str) -> object | None:
-    from django_q.models import Schedule
-
     return Schedule.objects.filter(name=reread_schedule_name(schema_name)).first()

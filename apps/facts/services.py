@@ -36,6 +36,7 @@ from apps.facts.extraction.base import (
     ModelOutputError,
     topic_key,
 )
+from apps.facts.extraction.builtin import BuiltinExtractor
 from apps.facts.extraction.factory import get_extractor
 from apps.facts.extraction.guard import UNTRUSTED_KINDS, host_of, screen_parts
 from apps.facts.extraction.parts import Part, normalise, split_parts
@@ -935,8 +936,6 @@ def _part_read(
 
 
 def _stand_in_candidates(text: str, context: ExtractionContext) -> list[Candidate]:
-    from apps.facts.extraction.builtin import BuiltinExtractor
-
     try:
         return BuiltinExtractor().extract(text, context)
     except ExtractionError:

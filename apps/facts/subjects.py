@@ -26,6 +26,7 @@ then not matched.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Protocol
 
 from apps.facts.extraction.base import singular
+from apps.language.pipeline import parse
 
 logger = logging.getLogger(__name__)
 
@@ -168,6 +170,7 @@ def analyse(text: str) -> Phrase:
 
 
 def _noun_lemma(word: str) -> str:
+    # Lazy: lemminflect imports spaCy (about 2 s), which this module leaves to the language pipeline.
     from lemminflect import getLemma
 
     found = getLemma(word, upos="NOUN")
@@ -175,8 +178,6 @@ def _noun_lemma(word: str) -> str:
 
 
 def _spacy_tokens(text: str) -> list[tuple[str, str, str, str]]:
-    from apps.language.pipeline import parse
-
     # Names are parsed in lower case: topics are title-cased ("Gift Cards"), which the tagger reads as
     # proper nouns and does not lemmatise. Only nouns take their lemma ("teeth" -> "tooth"); a lone
     # "cleaning" is tagged a verb, whose lemma "clean" would no longer be the noun's.
@@ -188,8 +189,6 @@ def _spacy_tokens(text: str) -> list[tuple[str, str, str, str]]:
 
 def _plain_tokens(text: str) -> list[tuple[str, str, str, str]]:
     """Used only when the language layer cannot load: words, a crude singular, every word a noun."""
-    import re
-
     words = re.findall(r"[\w']+|-", text.lower())
     return [(singular(w.strip("'")), "NOUN" if w != "-" else "PUNCT", "", " ") for w in words]
 

@@ -37,6 +37,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
+from importlib.resources import files
 from itertools import pairwise
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -482,8 +483,6 @@ def _is_task(text: str) -> bool:
 @cache
 def _english() -> frozenset[str]:
     """English words: the frequency dictionary symspellpy ships (82,765 words)."""
-    from importlib.resources import files
-
     text = (files("symspellpy") / "frequency_dictionary_en_82_765.txt").read_text(encoding="utf-8")
     return frozenset(line.split(" ", 1)[0] for line in text.splitlines() if line)
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from apps.integrations.llm import LLMConfig, LLMResponseError, complete_json, strict_json_schema
 
 from .base import Candidate, ExtractionContext, ModelOutputError, check_text, match_topic, normalise_aspect
+from .builtin import BuiltinExtractor
 
 logger = logging.getLogger(__name__)
 
@@ -154,8 +155,6 @@ class LLMExtractor:
         if context.row is not None:
             # A priced cell of a list or table: its item, variant and amount are already known
             # (extraction/tables.py), so no model call; the same fact the built-in extractor makes.
-            from .builtin import BuiltinExtractor
-
             return BuiltinExtractor().extract(text, context)
         nonce = secrets.token_hex(8)
         messages = build_messages(text, context, nonce)

@@ -100,6 +100,7 @@ def main() -> int:
     memory_mb = int(request["memory_mb"])
     _limit_memory(memory_mb)
     try:
+        # Imported only now: the parsers' imports count against the memory limit set just above.
         from apps.facts.sources.documents import (
             DocumentError,
             DocumentLimits,

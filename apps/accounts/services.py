@@ -1,4 +1,4 @@
-"""Writes about people: invitations, accepting them, memberships."""
+"""Writes about people: invitations, accepting them, memberships; a new business with its owner invited."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from apps.accounts.models import Invitation, Membership, Role, User
 from apps.tenants.models import Business, Reseller
+from apps.tenants.services import business_create
 
 
 def invitation_create(
@@ -23,15 +24,39 @@ def invitation_create(
     invited_by: User | None = None,
     send: bool = True,
 ) -> Invitation:
-    email = email.strip().lower()
-    if "@" not in email:
-        raise ValidationError({"email": "Enter a valid email address."})
+    email = _email_clean(email, field="email")
     invitation = Invitation.objects.create(
         email=email, role=role, business=business, reseller=reseller, invited_by=invited_by
     )
     if send:
         transaction.on_commit(lambda: _send_invitation(invitation))
     return invitation
+
+
+def _email_clean(email: str, *, field: str) -> str:
+    email = email.strip().lower()
+    if "@" not in email:
+        raise ValidationError({field: "Enter a valid email address."})
+    return email
+
+
+def business_create_with_owner(
+    *, reseller: Reseller, name: str, slug: str, owner_email: str | None = None
+) -> Business:
+    """Create a business (``tenants.services.business_create``: its schema and host name) and, given
+    ``owner_email``, invite its owner.
+
+    The address is checked before the business is made, so a bad one creates nothing. business_create
+    commits the business in a transaction of its own (the schema template is built and committed before
+    it, so concurrent creators wait on the template's lock only), so the invitation is not in that
+    transaction: should its one insert fail, the business stays and its owner is invited again from the
+    console or the reseller API.
+    """
+    email = _email_clean(owner_email, field="owner_email") if owner_email else None
+    business = business_create(reseller=reseller, name=name, slug=slug)
+    if email:
+        invitation_create(email=email, role=Role.OWNER, business=business)
+    return business
 
 
 def invitation_url(invitation: Invitation) -> str:

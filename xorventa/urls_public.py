@@ -12,7 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("apps.accounts.urls")),
     path("console/", include("apps.portal.console_urls")),
-    path("api/v1/", include("apps.tenants.api_urls")),
+    path("api/v1/", include("apps.api.urls_reseller_admin")),
     path("api/v1/", include("apps.chat.api_urls")),
     path("api/v1/", include("apps.feedback.api_urls")),
     path("api/v1/", include("apps.visitors.widget_urls")),

@@ -1,4 +1,6 @@
-"""Reseller API: list and create businesses (token or session authenticated)."""
+"""A reseller administrator's businesses, with the administrator's own login (a DRF token or the
+session, not an API key): list and create them at /api/v1/businesses. The key-authenticated reseller
+API (suspend, delete, team, usage) is reseller.py."""
 
 from __future__ import annotations
 
@@ -11,13 +13,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.access import resellers_administered
+from apps.accounts.services import business_create_with_owner
 from apps.tenants.models import Business, Reseller
-from apps.tenants.services import business_create, business_host
+from apps.tenants.services import business_host
 
 
 def _reseller_for(request: Request, slug: str | None) -> Reseller:
-    from apps.accounts.access import resellers_administered
-
     resellers = resellers_administered(request.user)
     if slug:
         resellers = [r for r in resellers if r.slug == slug]
@@ -50,8 +52,6 @@ class BusinessListCreateApi(APIView):
         )
 
     def get_queryset(self) -> QuerySet[Business]:
-        from apps.accounts.access import resellers_administered
-
         return Business.objects.filter(reseller__in=resellers_administered(self.request.user)).order_by(
             "name"
         )
@@ -66,7 +66,7 @@ class BusinessListCreateApi(APIView):
         data.is_valid(raise_exception=True)
         reseller = _reseller_for(request, data.validated_data.get("reseller"))
         try:
-            business = business_create(
+            business = business_create_with_owner(
                 reseller=reseller,
                 name=data.validated_data["name"],
                 slug=data.validated_data["slug"],

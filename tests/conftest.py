@@ -13,6 +13,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.core.cache import caches
+from django.db import connection, connections
+from django_tenants.utils import tenant_context
+
+from apps.accounts.models import Role, User
+from apps.accounts.services import business_create_with_owner, membership_grant
+from apps.facts.extraction.base import Candidate
+from apps.tenants.embedded_db import stop_server
+from apps.tenants.models import Business
+from apps.tenants.schema_template import template_ensure
+from apps.tenants.services import business_delete, reseller_create
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -26,10 +38,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(request: pytest.FixtureRequest) -> Iterator[None]:
-    from django.conf import settings
-
-    from apps.tenants.embedded_db import stop_server
-
     db = settings.DATABASES["default"]
     if "EMBEDDED_DATA_DIR" not in db:  # DATABASE_URL given: pytest-django makes test_<name> there
         yield
@@ -46,8 +54,6 @@ def django_db_modify_db_settings(request: pytest.FixtureRequest) -> Iterator[Non
     db["HOST"] = ""
     yield
     if tmp is not None:
-        from django.db import connections
-
         connections.close_all()
         stop_server(data_dir)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -55,23 +61,16 @@ def django_db_modify_db_settings(request: pytest.FixtureRequest) -> Iterator[Non
 
 @pytest.fixture
 def reseller(db: None):
-    from apps.tenants.services import reseller_create
-
     return reseller_create(name="Acme Agency", slug="acme")
 
 
 @pytest.fixture
 def make_business(tenant_schema_template: None, db: None, reseller) -> Iterator[Callable[..., object]]:
     """Create businesses through the real service; drop their schemas afterwards (also in transactional tests)."""
-    from django.db import connection
-
-    from apps.tenants.models import Business
-    from apps.tenants.services import business_create, business_delete
-
     created: list[Business] = []
 
     def make(slug: str, name: str | None = None, *, owner_email: str | None = None, of=None) -> Business:
-        business = business_create(
+        business = business_create_with_owner(
             reseller=of or reseller, name=name or slug.title(), slug=slug, owner_email=owner_email
         )
         created.append(business)
@@ -88,9 +87,6 @@ def make_business(tenant_schema_template: None, db: None, reseller) -> Iterator[
 
 @pytest.fixture
 def make_user(db: None) -> Callable[..., object]:
-    from apps.accounts.models import Role, User
-    from apps.accounts.services import membership_grant
-
     def make(
         email: str,
         *,
@@ -110,8 +106,6 @@ def make_user(db: None) -> Callable[..., object]:
 @pytest.fixture
 def business(make_business) -> Iterator[object]:
     """A fresh business whose schema is active for the whole test."""
-    from django_tenants.utils import tenant_context
-
     biz = make_business("sunny", "Sunny Bakery")
     with tenant_context(biz):
         yield biz
@@ -127,8 +121,6 @@ class ScriptedExtractor:
         self.script = script
 
     def extract(self, text, context):
-        from apps.facts.extraction.base import Candidate
-
         return [Candidate(**c) for c in self.script.get(text.strip(), [])]
 
 
@@ -141,12 +133,8 @@ def scripted():
 def tenant_schema_template(django_db_setup: None, django_db_blocker: object) -> None:
     """Build the schema template once, committed: a template built inside a test's transaction would be
     rolled back with it and rebuilt by every test (decision 0008)."""
-    from django.conf import settings
-
     if not settings.XORVENTA_TENANT_TEMPLATE:
         return
-    from apps.tenants.schema_template import template_ensure
-
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         template_ensure()
 
@@ -156,7 +144,5 @@ def _fresh_rate_limits() -> Iterator[None]:
     """Each test starts with empty per-address counters (the "global" cache outlives tests in one
     process; every test client comes from 127.0.0.1). Lockouts of django-axes live in the database and
     roll back with each test."""
-    from django.core.cache import caches
-
     caches["global"].clear()
     yield

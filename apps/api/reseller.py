@@ -16,11 +16,11 @@ from rest_framework.response import Response
 
 from apps.accounts.api_keys import api_requests_by_business
 from apps.accounts.models import Invitation, Membership, Role
-from apps.accounts.services import invitation_create
+from apps.accounts.services import business_create_with_owner, invitation_create
 from apps.api.base import ResellerApiView, input_errors
 from apps.portal import selectors
 from apps.tenants.models import Business
-from apps.tenants.services import business_create, business_host, business_remove, business_set_active
+from apps.tenants.services import business_host, business_remove, business_set_active
 
 TAG = ["reseller"]
 
@@ -61,7 +61,7 @@ class BusinessList(ResellerApiView):
         """Create a business: its schema, its address and (optionally) its owner's invitation."""
         data = self.valid(BusinessIn)
         with input_errors():
-            business = business_create(reseller=self.reseller, **data)
+            business = business_create_with_owner(reseller=self.reseller, **data)
         return Response(BusinessOut(business).data, status=status.HTTP_201_CREATED)
 
 

@@ -1,4 +1,7 @@
-"""Writes about tenants: creating resellers and businesses (schema, domain, owner invitation)."""
+"""Writes about tenants: creating resellers and businesses (schema, domain), suspending, deleting.
+
+Inviting a new business's owner is the accounts app's (``business_create_with_owner``): accounts sits
+above tenants, and nothing here imports it."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from apps.tenants.models import RESERVED_SLUGS, SLUG_VALIDATOR, Business, Domain, Reseller
+from apps.tenants.schema_template import template_ensure
 
 logger = logging.getLogger(__name__)
 
@@ -73,17 +77,14 @@ def business_slug_check(slug: str) -> str:
     return schema
 
 
-def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: str | None = None) -> Business:
-    """Create a business: its schema (all tenant migrations), its host name and an owner invitation.
+def business_create(*, reseller: Reseller, name: str, slug: str) -> Business:
+    """Create a business: its schema (all tenant migrations) and its host name.
 
     The schema is created by django-tenants when the row is saved. Everything runs in one transaction
     (PostgreSQL DDL is transactional): the slug check reads pg_namespace inside it, and if the schema
     cannot be made, the row, the schema and django-tenants' clean-up (which drops the schema named
     by the row, whoever made it) all roll back together.
     """
-    from apps.accounts.models import Role
-    from apps.accounts.services import invitation_create
-
     slug = slug.strip().lower()
     name = name.strip()
     if not name:
@@ -92,16 +93,12 @@ def business_create(*, reseller: Reseller, name: str, slug: str, owner_email: st
     if settings.XORVENTA_TENANT_TEMPLATE:
         # Built (once per set of migrations) and committed before the business's own transaction, so
         # concurrent creators wait on the template's lock, not on this business's uncommitted rows.
-        from apps.tenants.schema_template import template_ensure
-
         template_ensure()
     with transaction.atomic():
         schema = business_slug_check(slug)
         business = Business(reseller=reseller, name=name, slug=slug, schema_name=schema)
         business.save(verbosity=0)  # creates the schema (template copy, or the tenant migrations)
         Domain.objects.create(domain=business_host(slug), tenant=business, is_primary=True)
-        if owner_email:
-            invitation_create(email=owner_email, role=Role.OWNER, business=business)
     logger.info("created business %s in %.0f ms", slug, (time.perf_counter() - started) * 1000)
     return business
 

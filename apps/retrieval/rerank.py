@@ -9,9 +9,12 @@ open: with no model, or when the model fails, the order is left as it was and th
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
+
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
@@ -21,17 +24,15 @@ _models: dict[str, Any] = {}
 
 
 def reranker_path() -> str | None:
-    from django.conf import settings
-
     return getattr(settings, "XORVENTA_RERANKER_MODEL", None) or None
 
 
 def _load(path: str) -> Any:
     with _lock:
         if path not in _models:
-            import os
-
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            # Lazy: sentence-transformers imports torch (about 5 s together); only a configured
+            # re-ranking model needs it, after HF_HUB_OFFLINE is set.
             from sentence_transformers import CrossEncoder
 
             _models[path] = CrossEncoder(path, device="cpu", max_length=MAX_LENGTH)

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
+import numpy as np
 from django.db import connection
 from django.db.models import Q
 from pgvector.django import CosineDistance
@@ -278,8 +279,6 @@ def blended_vector(
     message_vector: Any, history: Sequence[str], *, turns: int, chars: int, weight: float
 ) -> Any:
     """The message's vector plus `weight` times each recent turn's, re-normalised."""
-    import numpy as np
-
     recent = [t for t in (turn_text(h, chars) for h in history if h) if t][-turns:]
     total = np.array(message_vector, dtype=np.float32)
     for text in recent:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from apps.facts.subjects import set_similarity
 from apps.retrieval import embedding
 from apps.retrieval.thresholds import PROFILE_DIR
 
@@ -88,6 +89,4 @@ class EmbeddingSimilarity:
 
 
 def register() -> None:
-    from apps.facts.subjects import set_similarity
-
     set_similarity(EmbeddingSimilarity())

@@ -23,9 +23,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.access import access_business
 from apps.chat import limits
+from apps.chat.drafts import draft_reply
 from apps.chat.models import Channel
 from apps.chat.origins import origin_allowed
+from apps.chat.services import TurnEnded, TurnStarted, answer_once, conversation_open, turn_run
+from apps.chat.widget import business_identity, widget_settings
 from apps.tenants.context import iterate_in_schema
 from apps.tenants.db import use_public_schema
 from apps.tenants.models import Business
@@ -91,8 +95,6 @@ class WidgetMessagesApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         origin = request.headers.get("Origin")
-        from apps.chat.services import conversation_open
-        from apps.chat.widget import widget_settings
 
         with schema_context(business.schema_name):
             if origin and not origin_allowed(origin, list(widget_settings().allowed_origins or [])):
@@ -121,7 +123,6 @@ class WidgetMessagesApi(APIView):
             response["Cache-Control"] = "no-cache"
             response["X-Accel-Buffering"] = "no"
             return response
-        from apps.chat.services import answer_once
 
         with schema_context(business.schema_name):
             turn, message = answer_once(conversation_id=conversation.pk, text=text)
@@ -137,8 +138,6 @@ class WidgetMessagesApi(APIView):
 
 
 async def _answer_events(schema_name: str, conversation_id: int, text: str) -> AsyncIterator[bytes]:
-    from apps.chat.services import TurnEnded, TurnStarted, turn_run
-
     turn = lambda: turn_run(conversation_id=conversation_id, text=text)  # noqa: E731
     async for event in iterate_in_schema(schema_name, turn):
         if isinstance(event, TurnStarted):
@@ -166,7 +165,6 @@ class WidgetConfigApi(APIView):
         business = _business(key)
         if business is None:
             return Response({"detail": "Unknown widget."}, status=status.HTTP_404_NOT_FOUND)
-        from apps.chat.widget import business_identity
 
         with schema_context(business.schema_name):
             identity = business_identity()
@@ -201,9 +199,6 @@ class DraftApi(APIView):
         summary="Draft a reply to an email or direct message (owner, staff)",
     )
     def post(self, request: Request) -> Response:
-        from apps.accounts.access import access_business
-        from apps.chat.drafts import draft_reply
-
         access_business(request.user, request.tenant)  # type: ignore[attr-defined]
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

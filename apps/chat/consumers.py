@@ -30,18 +30,32 @@ from __future__ import annotations
 import logging
 import re
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from apps.chat import limits
+from apps.chat.handoff import handoff_request
 from apps.chat.live import conversation_group
 from apps.chat.origins import origin_allowed
+from apps.chat.services import (
+    TurnEnded,
+    TurnStarted,
+    business_identity,
+    conversation_open,
+    conversation_transcript,
+    turn_run,
+    turn_speculate,
+    widget_settings,
+)
 from apps.facts.services import KnowledgeInputError
+from apps.gaps.services import gap_contact_leave
 from apps.tenants.context import call_in_schema, iterate_in_schema
 from apps.tenants.db import use_public_schema
 from apps.tenants.json_input import JSONInputError, json_loads_limited
+from apps.tenants.models import Business
 
 logger = logging.getLogger(__name__)
 _VISITOR = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -68,8 +82,6 @@ def text_field(content: dict[str, Any], name: str) -> str:
 
 
 def _business_for_key(key: str) -> tuple[str, str] | None:
-    from apps.tenants.models import Business
-
     use_public_schema()
     business = (
         Business.objects.filter(public_key=key, is_active=True).values_list("schema_name", "name").first()
@@ -79,23 +91,12 @@ def _business_for_key(key: str) -> tuple[str, str] | None:
 
 def portal_origins() -> list[str]:
     """The product's own pages may always connect: the owner's live preview uses the real widget."""
-    from urllib.parse import urlsplit
-
-    from django.conf import settings
-
     site = urlsplit(settings.SITE_URL)
     port = f":{site.port}" if site.port else ""
     return [settings.SITE_URL, f"{site.scheme}://*.{settings.BASE_DOMAIN}{port}"]
 
 
 def _open(visitor_id: str, origin: str) -> dict[str, Any]:
-    from apps.chat.services import (
-        business_identity,
-        conversation_open,
-        conversation_transcript,
-        widget_settings,
-    )
-
     widget = widget_settings()
     if not origin_allowed(origin, [*(widget.allowed_origins or []), *portal_origins()]):
         return {"refused": True}
@@ -207,8 +208,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         return str(client[0])
 
     async def _message(self, raw: str) -> None:
-        from apps.chat.services import TurnEnded, TurnStarted, turn_run
-
         text = limits.check_message(raw)
         limits.check_rates(public_key=self.public_key, visitor_id=self.visitor_id, ip=self._client_ip())
         self.turns += 1
@@ -239,8 +238,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_json({"type": "delta", "turn": turn_no, "text": event})
 
     async def _draft(self, raw: str) -> None:
-        from apps.chat.services import turn_speculate
-
         text = (raw or "").strip()
         if len(text) < 4 or len(text) > limits.MAX_MESSAGE_CHARS:
             return
@@ -249,8 +246,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         )
 
     async def _person(self) -> None:
-        from apps.chat.handoff import handoff_request
-
         limits.check_rates(public_key=self.public_key, visitor_id=self.visitor_id, ip=self._client_ip())
         requested = await call_in_schema(
             self.schema_name, handoff_request, conversation_id=self.conversation_id
@@ -277,8 +272,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         )
 
     async def _contact(self, value: str) -> None:
-        from apps.gaps.services import gap_contact_leave
-
         count = await call_in_schema(
             self.schema_name, gap_contact_leave, conversation_id=self.conversation_id, contact=value
         )

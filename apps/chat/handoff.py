@@ -28,12 +28,19 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 from django.utils import timezone
+from django_q.models import Schedule
 
+from apps.accounts.models import Membership
+from apps.accounts.models import Role as MemberRole
 from apps.chat import live
+from apps.chat.answering.person import asks_for_person
 from apps.chat.models import Conversation, Message, Role, WidgetSettings
 from apps.chat.widget import business_identity, widget_settings
-from apps.facts.services import KnowledgeInputError
+from apps.facts.services import KnowledgeInputError, owner_answer_record
+from apps.gaps.models import GapAsk
+from apps.gaps.services import gap_record
 from apps.tenants.db import current_schema
+from apps.tenants.models import Business
 
 REQUESTED = "requested"
 LIVE = "live"
@@ -159,10 +166,6 @@ def handoff_expire(*, conversation_id: int) -> bool:
 def _question_leave(conversation: Conversation) -> None:
     """A question for the owner: the visitor's last real question (not the request itself), with the
     contact they left, if any."""
-    from apps.chat.answering.person import asks_for_person
-    from apps.gaps.models import GapAsk
-    from apps.gaps.services import gap_record
-
     asked = list(conversation.messages.filter(role=Role.VISITOR).order_by("-created_at", "-id")[:10])
     question = next((m for m in asked if not asks_for_person(m.text)), None)
     text = question.text if question else "A visitor asked to talk to a person."
@@ -180,10 +183,6 @@ def _question_leave(conversation: Conversation) -> None:
 
 def _owners_notify(conversation: Conversation) -> None:
     """An email to the business's owners (sent once the request is committed)."""
-    from apps.accounts.models import Membership
-    from apps.accounts.models import Role as MemberRole
-    from apps.tenants.models import Business
-
     business = Business.objects.get(schema_name=current_schema())
     recipients = list(
         Membership.objects.filter(business=business, role=MemberRole.OWNER).values_list(
@@ -213,8 +212,6 @@ def _owners_notify(conversation: Conversation) -> None:
 
 def _expiry_schedule(conversation: Conversation, *, minutes: int) -> None:
     """A one-off task at the end of the wait, in the business's schema (handoff_expire checks again)."""
-    from django_q.models import Schedule
-
     schema = current_schema()
     Schedule.objects.create(
         name=f"handoff:{schema}:{conversation.pk}:{int(timezone.now().timestamp())}"[:100],
@@ -297,8 +294,6 @@ def handoff_release(*, conversation_id: int, name: str) -> Conversation:
 def handoff_answer_mark(*, message_id: int, actor: str = "") -> Message:
     """The owner marks a person's reply as the answer to the visitor's question before it: it becomes
     an owner answer (the highest precedence) with that question. Only then does a reply become a fact."""
-    from apps.facts.services import owner_answer_record
-
     message = Message.objects.select_for_update().filter(pk=message_id).first()
     if message is None or message.role != Role.OWNER or message.answerer != PERSON_REPLY:
         raise KnowledgeInputError("Only a person's reply can be marked as an answer.")

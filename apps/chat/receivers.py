@@ -8,12 +8,12 @@ from typing import Any
 
 from django_tenants.utils import schema_context
 
+from apps.chat import live
+from apps.chat.models import Conversation, Decision, Message, Role
+from apps.gaps.models import GapAsk
+
 
 def post_owner_answer(sender: Any, *, schema_name: str, ticket_id: int, answer: str, **kwargs: Any) -> None:
-    from apps.chat import live
-    from apps.chat.models import Conversation, Decision, Message, Role
-    from apps.gaps.models import GapAsk
-
     with schema_context(schema_name):
         asks = GapAsk.objects.filter(ticket_id=ticket_id, conversation_id__isnull=False)
         for conversation in Conversation.objects.filter(pk__in=asks.values("conversation_id")):

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from apps.chat import handoff, live
 from apps.chat.answering.base import Answerer, RetrievalHints, unknown_reply
+from apps.chat.answering.builtin import BuiltinAnswerer
 from apps.chat.answering.factory import get_answerer
 from apps.chat.answering.gate import gate
 from apps.chat.answering.person import asks_for_person
@@ -144,8 +145,6 @@ def turn_speculate(*, conversation_id: int, text: str) -> RetrievalResult:
 def _answerer_choose(chosen: Answerer | None, result: RetrievalResult, turn: Turn) -> Answerer:
     """The one answerer of this turn. A language-model call is taken from the business's daily budget;
     once it is spent, the built-in answerer (no model) answers instead."""
-    from apps.chat.answering.builtin import BuiltinAnswerer
-
     answerer = chosen or get_answerer()
     wants_model = answerer.name != "builtin" and result.context and not result.decisions.get("ask_owner")
     if wants_model and not model_budget_take(
@@ -296,8 +295,6 @@ def turn_stream(turn: Turn) -> Iterator[str]:
 
 
 def _empty_reply_replaced(turn: Turn, answerer_name: str) -> Iterator[str]:
-    from apps.chat.answering.builtin import BuiltinAnswerer
-
     turn.flags.append("empty-answer")
     text, decision, used = "", Decision.UNKNOWN, []
     if answerer_name != "builtin":

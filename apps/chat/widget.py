@@ -7,10 +7,14 @@ API, the portal) can read them without importing the turn.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlparse
 
 from apps.chat import limits
 from apps.chat.models import WidgetSettings
+from apps.facts.extraction.guard import host_of
+from apps.facts.ingestion import website_settings_get
 from apps.tenants.db import current_schema
+from apps.tenants.models import Business
 
 
 def widget_settings() -> WidgetSettings:
@@ -22,8 +26,6 @@ def widget_settings() -> WidgetSettings:
 
 def business_identity() -> dict[str, Any]:
     """What the widget shows: name, colours, greeting, white-label (from the reseller)."""
-    from apps.tenants.models import Business
-
     business = Business.objects.select_related("reseller").get(schema_name=current_schema())
     widget = widget_settings()
     return {
@@ -43,11 +45,6 @@ def business_identity() -> dict[str, Any]:
 def _allowed_hosts(widget: WidgetSettings) -> set[str]:
     """Hosts an answer may link to: the sites the widget is embedded in and the business's own website
     (the one its pages are crawled from: facts from its pages keep links to it, and only to it)."""
-    from urllib.parse import urlparse
-
-    from apps.facts.extraction.guard import host_of
-    from apps.facts.ingestion import website_settings_get
-
     hosts = set()
     for origin in widget.allowed_origins or []:
         host = urlparse(origin).hostname

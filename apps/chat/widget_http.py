@@ -12,12 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from django_tenants.utils import schema_context
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.chat import limits
 from apps.chat.origins import origin_allowed
+from apps.chat.widget import widget_settings
 from apps.tenants.db import use_public_schema
 from apps.tenants.models import Business
 
@@ -38,8 +39,6 @@ def widget_business(key: str) -> Business:
 
 def widget_origin_check(request: Request, business: Business) -> str:
     """The request's Origin ("" for a server-side call), or WidgetRefused when the site may not."""
-    from apps.chat.widget import widget_settings
-
     origin = request.headers.get("Origin", "")
     if origin:
         with schema_context(business.schema_name):
@@ -106,6 +105,4 @@ def widget_call(
 
 
 def visitor_id_field() -> Any:
-    from rest_framework import serializers
-
     return serializers.RegexField(r"^[A-Za-z0-9_-]{8,64}$")

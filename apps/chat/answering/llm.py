@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from datetime import date
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+
 from apps.chat.answering.base import (
     Answer,
     AnswerStream,
@@ -34,6 +36,7 @@ from apps.chat.answering.base import (
     is_unknown_text,
     unknown_reply,
 )
+from apps.chat.answering.builtin import BuiltinAnswerer
 from apps.integrations.llm import LLMConfig, LLMError, LLMResponseError, stream_chat
 
 if TYPE_CHECKING:
@@ -107,7 +110,6 @@ class LLMAnswerer:
     def canary(self) -> str:
         if self._canary:
             return self._canary
-        from django.conf import settings
 
         return str(getattr(settings, "XORVENTA_PROMPT_CANARY", "") or DEFAULT_CANARY)
 
@@ -208,7 +210,6 @@ class LLMAnswerer:
                 flags.extend(["fallback:builtin", f"llm-failed:{exc.kind}"])
                 if interrupted:
                     flags.append("llm-interrupted")
-                from apps.chat.answering.builtin import BuiltinAnswerer
 
                 builtin = BuiltinAnswerer().stream(
                     question=question,

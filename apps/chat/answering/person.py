@@ -18,6 +18,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+from django.utils import timezone
+
+from apps.language.analysis import analyse
+from apps.retrieval.embedding import embed_queries, embed_query_kept, model_id
+
 # What the intent is, in a few plain sentences (not examples of misses).
 _INTENT = (
     "I want to talk to a real person, not a bot.",
@@ -33,26 +39,16 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 
 @lru_cache(maxsize=4)
 def _intent_vectors(model_id: str) -> Any:
-    import numpy as np
-
-    from apps.retrieval.embedding import embed_queries
-
     return np.asarray(embed_queries(list(_INTENT)))
 
 
 def intent_similarity(text: str) -> float:
-    from apps.retrieval.embedding import embed_query_kept, model_id
-
     # Kept: retrieval embeds the same message next and finds its vector ready.
     return float((_intent_vectors(model_id()) @ embed_query_kept(text)).max())
 
 
 def visitor_requests(text: str) -> bool:
     """The message is the visitor's own request, not a question about someone (see the module)."""
-    from django.utils import timezone
-
-    from apps.language.analysis import analyse
-
     # The day the turn analyses the question with, so this reads the same cached parse.
     tokens = analyse(text, base_date=timezone.localdate()).tokens
     roots = [t for t in tokens if t.dep == "ROOT"]

@@ -14,10 +14,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from apps.accounts.access import resellers_administered
+from apps.accounts.services import business_create_with_owner
 from apps.portal import forms, selectors
 from apps.portal.pages import console_reseller, render_console_page
 from apps.tenants.models import Reseller
-from apps.tenants.services import business_create
 
 
 @login_required
@@ -36,7 +36,7 @@ def reseller_home(request: HttpRequest, slug: str) -> HttpResponse:
     form = forms.BusinessCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            business = business_create(reseller=reseller, **form.cleaned_data)
+            business = business_create_with_owner(reseller=reseller, **form.cleaned_data)
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, errors)

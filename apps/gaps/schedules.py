@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
 
+from django_q.models import Schedule
+
 
 def digest_schedule_ensure() -> None:
-    from django_q.models import Schedule
-
     tomorrow = datetime.combine(datetime.now(UTC).date() + timedelta(days=1), time(7, 0), tzinfo=UTC)
     Schedule.objects.update_or_create(
         name="gaps-daily-digest",

@@ -17,14 +17,18 @@ from django.core.mail import send_mail
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
+from django_tenants.utils import schema_context
 from pgvector.django import CosineDistance
 
+from apps.accounts.models import Membership, Role
 from apps.facts.extraction.guard import UNREADABLE, looks_like_instructions
 from apps.facts.lexical import content_words
+from apps.facts.selectors import disagreements_open
 from apps.facts.services import KnowledgeInputError, owner_answer_record
 from apps.gaps.models import GapAsk, GapStatus, GapTicket
 from apps.retrieval import embedding
 from apps.tenants.db import current_schema
+from apps.tenants.models import Business
 from apps.tenants.selectors import current_business_name
 
 logger = logging.getLogger(__name__)
@@ -185,8 +189,6 @@ def gap_answer(*, ticket: GapTicket, answer: str, actor: str = "") -> GapTicket:
 
 def _notify_visitors(schema_name: str, ticket_id: int) -> int:
     """Email each visitor who left an address, once (notified_at is the guard)."""
-    from django_tenants.utils import schema_context
-
     sent = 0
     with schema_context(schema_name):
         ticket = GapTicket.objects.get(pk=ticket_id)
@@ -226,10 +228,6 @@ def gap_dismiss(*, ticket: GapTicket, reason: str = "no business value", actor: 
 
 def gap_digest_send(*, since: datetime | None = None) -> int:
     """The daily digest to the business's owners: new gaps and open disagreements. Returns emails sent."""
-    from apps.accounts.models import Membership, Role
-    from apps.facts.selectors import disagreements_open
-    from apps.tenants.models import Business
-
     business = Business.objects.filter(schema_name=current_schema()).first()
     if business is None:
         return 0

@@ -7,6 +7,7 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self) -> None:
+        # Imported in ready(): the receivers import models, which need the app registry loaded.
         from apps.webhooks.receivers import connect
 
         connect()

@@ -14,6 +14,12 @@ from typing import Any
 from django.db.models.signals import post_save
 from django_tenants.utils import schema_context
 
+from apps.chat.models import Channel
+from apps.facts.models import JobStatus, Topic
+from apps.facts.signals import topics_changed
+from apps.gaps.models import GapTicket
+from apps.gaps.services import gap_answered
+from apps.visitors.signals import lead_captured, visitor_erased
 from apps.webhooks.models import EventType
 from apps.webhooks.services import deliveries_forget, event_emit_safely
 
@@ -23,8 +29,6 @@ def _iso(value: Any) -> str | None:
 
 
 def _conversation_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
-    from apps.chat.models import Channel
-
     if not created or instance.channel == Channel.DRAFT or kwargs.get("raw"):
         return
     event_emit_safely(
@@ -60,8 +64,6 @@ def _gap_ticket_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) 
 
 
 def _gap_answered(sender: Any, *, schema_name: str, ticket_id: int, answer: str, **kwargs: Any) -> None:
-    from apps.gaps.models import GapTicket
-
     with schema_context(schema_name):
         question = GapTicket.objects.filter(pk=ticket_id).values_list("question", flat=True).first() or ""
         event_emit_safely(
@@ -79,8 +81,6 @@ def _gap_answered(sender: Any, *, schema_name: str, ticket_id: int, answer: str,
 
 
 def _job_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
-    from apps.facts.models import JobStatus
-
     if instance.status not in (JobStatus.DONE, JobStatus.FAILED) or instance.finished_at is None:
         return
     event_emit_safely(
@@ -123,8 +123,6 @@ def _disagreement_saved(sender: Any, instance: Any, created: bool, **kwargs: Any
 
 
 def _topics_changed(sender: Any, *, schema_name: str, topic_ids: frozenset[int], **kwargs: Any) -> None:
-    from apps.facts.models import Topic
-
     with schema_context(schema_name):
         topics = [
             {"id": pk, "name": name}
@@ -156,10 +154,6 @@ def _visitor_erased(
 
 
 def connect() -> None:
-    from apps.facts.signals import topics_changed
-    from apps.gaps.services import gap_answered
-    from apps.visitors.signals import lead_captured, visitor_erased
-
     post_save.connect(_conversation_saved, sender="chat.Conversation", dispatch_uid="webhooks-conversation")
     post_save.connect(_gap_ticket_saved, sender="gaps.GapTicket", dispatch_uid="webhooks-gap-ticket")
     post_save.connect(_job_saved, sender="facts.IngestionJob", dispatch_uid="webhooks-job")

@@ -18,9 +18,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django_q.models import Schedule
 
 from apps.outbound.guard import OutboundRefused, check_url
 from apps.tenants.db import current_schema
+from apps.tenants.models import Business
 from apps.tenants.tasks import enqueue_for_business
 from apps.webhooks.models import Attempt, Delivery, DeliveryStatus, Endpoint, EventType
 from apps.webhooks.signing import secret_new
@@ -111,7 +113,6 @@ def _business_slug() -> str:
     slug = getattr(tenant, "slug", None)
     if slug and getattr(tenant, "schema_name", None) == current_schema():
         return str(slug)
-    from apps.tenants.models import Business
 
     return str(
         Business.objects.filter(schema_name=current_schema()).values_list("slug", flat=True).first() or ""
@@ -170,8 +171,6 @@ def backoff(attempt: int) -> timedelta:
 
 
 def _retry_schedule(delivery: Delivery, at: Any) -> None:
-    from django_q.models import Schedule
-
     schema = current_schema()
     Schedule.objects.create(
         name=f"webhook:{schema}:{delivery.pk}:{delivery.attempts}"[:100],

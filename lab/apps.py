@@ -7,6 +7,7 @@ class LabConfig(AppConfig):
     verbose_name = "Laboratory (development only)"
 
     def ready(self) -> None:
+        # Imported in ready(): lab.demo imports models, which need the app registry loaded.
         from apps.portal.signals import local_run_prepared
         from lab.demo import demo_for_local_run
 

@@ -22,8 +22,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psutil
+import websocket
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.tenants.models import Business
+from lab.demo import DEMO_SLUG
 
 
 def server_pid(port: int) -> int | None:
@@ -122,9 +126,6 @@ class Command(BaseCommand):
     def _warm_up(self, host: str, key: str, origin: str) -> None:
         """One question before the run: a fresh server loads its embedding model on the first message
         (seconds), and the measurement is of a running server, not of its start."""
-        import json as _json
-
-        import websocket
 
         base = urlsplit(host)
         scheme = "wss" if base.scheme in ("https", "wss") else "ws"
@@ -133,8 +134,8 @@ class Command(BaseCommand):
             ws = websocket.create_connection(url, origin=origin, timeout=120)
             try:
                 ws.recv()  # hello
-                ws.send(_json.dumps({"type": "message", "text": "When are you open?"}))
-                while _json.loads(ws.recv()).get("type") not in ("end", "error"):
+                ws.send(json.dumps({"type": "message", "text": "When are you open?"}))
+                while json.loads(ws.recv()).get("type") not in ("end", "error"):
                     pass
             finally:
                 ws.close()
@@ -142,9 +143,6 @@ class Command(BaseCommand):
             raise CommandError(f"The server at {host} did not answer a first question: {exc}") from None
 
     def _key(self, slug: str | None) -> str:
-        from apps.tenants.models import Business
-        from lab.demo import DEMO_SLUG
-
         slug = slug or DEMO_SLUG
         business = Business.objects.filter(slug=slug, is_active=True).first()
         if business is None:

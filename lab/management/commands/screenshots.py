@@ -23,11 +23,16 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 from django.db.models import Count, Q
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django_tenants.utils import schema_context
+from playwright.sync_api import sync_playwright
 
+from apps.chat.models import Conversation
+from apps.facts.models import Topic
 from apps.tenants.models import Business
-from lab.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG
+from lab.demo import DEMO_OWNER_EMAIL, DEMO_OWNER_PASSWORD, DEMO_RESELLER_EMAIL, DEMO_SLUG, widget_allowed_on
+from lab.demo_site import demo_site_port, demo_site_start
 
 CHROMIUM = os.environ.get("XORVENTA_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -65,8 +70,6 @@ KEY_SHOTS = [
 
 def _has_inbox() -> bool:
     """The inbox (live handoff) is another part of issue 20: photographed once it exists."""
-    from django.urls import NoReverseMatch, reverse
-
     try:
         reverse("portal:inbox", urlconf=settings.ROOT_URLCONF)
     except NoReverseMatch:
@@ -141,9 +144,6 @@ class Command(BaseCommand):
     @staticmethod
     def _demo_site(base: str) -> Any:
         """The demo bakery's own website with its widget (as `make run` serves it), on its port."""
-        from lab.demo import widget_allowed_on
-        from lab.demo_site import demo_site_port, demo_site_start
-
         business = Business.objects.get(slug=DEMO_SLUG)
         snippet = (
             f'<script src="{base}/static/xorventa/widget.js" data-key="{business.public_key}" async></script>'
@@ -154,9 +154,6 @@ class Command(BaseCommand):
 
     def _pages(self) -> list[tuple[str, str, str]]:
         """(name, path, who): who is "anonymous", "owner" or "agency"."""
-        from apps.chat.models import Conversation
-        from apps.facts.models import Topic
-
         with schema_context(Business.objects.get(slug=DEMO_SLUG).schema_name):
             topic = Topic.objects.filter(name__iexact="Opening hours").first() or Topic.objects.first()
             conversation = (
@@ -216,8 +213,6 @@ class Command(BaseCommand):
         raise CommandError(f"The server did not answer {url} within 60 s.")
 
     def _shoot(self, base: str, pages: list[tuple[str, str, str]], out: Path) -> int:
-        from playwright.sync_api import sync_playwright
-
         logins = {
             "owner": (f"/t/{DEMO_SLUG}/accounts/login/", DEMO_OWNER_EMAIL),
             "agency": ("/accounts/login/", DEMO_RESELLER_EMAIL),

@@ -22,19 +22,18 @@ from typing import Any
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.http import Http404
 
+from apps.accounts.access import access_business
+from apps.accounts.models import User
 from apps.chat.consumers import portal_origins
 from apps.chat.live import inbox_group
 from apps.chat.origins import origin_allowed
 from apps.tenants.context import call_in_schema
+from apps.tenants.models import Business
 
 RECHECK_SECONDS = 60
 
 
 def _may_watch(user_id: int, business_id: int) -> bool:
-    from apps.accounts.access import access_business
-    from apps.accounts.models import User
-    from apps.tenants.models import Business
-
     user = User.objects.filter(pk=user_id, is_active=True).first()
     business = Business.objects.filter(pk=business_id, is_active=True).first()
     if user is None or business is None:

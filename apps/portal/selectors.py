@@ -19,6 +19,7 @@ from django_tenants.utils import schema_context
 from apps.accounts.models import Invitation, Membership, Role
 from apps.chat.models import Conversation, Decision, Message, WidgetSettings, own_tests_q
 from apps.chat.models import Role as MessageRole
+from apps.facts.ingestion import job_summary
 from apps.facts.models import (
     Disagreement,
     DisagreementStatus,
@@ -139,8 +140,6 @@ def daily_counts(*, today: date, days: int = CHART_DAYS) -> list[DayCount]:
 def with_summary(job: _J) -> _J:
     """Attach the one-line summary ("5 pages: 2 new...; 7 details added") the templates show."""
     if job is not None:
-        from apps.facts.ingestion import job_summary
-
         job.summary = job_summary(job)  # type: ignore[attr-defined]
     return job
 

@@ -7,6 +7,8 @@ class VisitorsConfig(AppConfig):
     verbose_name = "Visitor data"
 
     def ready(self) -> None:
+        # Imported in ready(): the gap services and the receiver import models, which need the app
+        # registry loaded. Contact details left for a gap are recorded as the visitor's.
         from apps.gaps.services import contact_left
         from apps.visitors.receivers import contact_left_record
 

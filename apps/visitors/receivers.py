@@ -6,12 +6,12 @@ from typing import Any
 
 from django_tenants.utils import schema_context
 
+from apps.visitors.services import contact_consent_record
+
 
 def contact_left_record(
     sender: Any, *, schema_name: str, conversation_id: int, contact: str, **kwargs: Any
 ) -> None:
-    from apps.visitors.services import contact_consent_record
-
     with schema_context(schema_name):
         contact_consent_record(
             conversation_id=conversation_id, contact=contact, questions=kwargs.get("questions", 0)

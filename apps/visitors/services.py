@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from apps.chat.models import Conversation, Message
+from apps.chat.widget import widget_settings
 from apps.gaps.models import GapAsk, GapTicket
 from apps.tenants.db import current_schema
 from apps.visitors.models import ContactSource, DataSettings, VisitorContact
@@ -52,8 +55,6 @@ def contact_consent_record(
 ) -> VisitorContact | None:
     """Contact details left in the widget (already validated by the gap loop), with the text the visitor
     saw beside the field (the widget's lead-capture text) and the time, on the conversation too."""
-    from apps.chat.widget import widget_settings
-
     conversation = Conversation.objects.select_for_update().filter(pk=conversation_id).first()
     if conversation is None:
         return None
@@ -80,9 +81,6 @@ def visitor_identify(
 ) -> VisitorContact:
     """The website says who the visitor is (Xorventa.identify). Repeated calls with the same details
     (every page load of a signed-in visitor) are one contact, announced once."""
-    from django.core.exceptions import ValidationError
-    from django.core.validators import validate_email
-
     name, email = " ".join((name or "").split())[:200], (email or "").strip()
     if not email:
         raise VisitorInputError("identify() needs an email address.")

@@ -24,6 +24,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
+from django_q.tasks import async_task
 
 from apps.accounts.api_keys import api_key_log_schedule_ensure
 from apps.gaps.schedules import digest_schedule_ensure
@@ -153,8 +154,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _index_check() -> None:
-        from django_q.tasks import async_task
-
         # The worker loads the embedding model anyway: it checks every business's index against the
         # model (golden vector) and re-embeds stale ones without delaying the start
         # (apps/retrieval/tasks.py).

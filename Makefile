@@ -51,6 +51,8 @@ lint: install
 	@# The layers (pyproject.toml [tool.importlinter]) and no import of another module's _private name.
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) tools/private_imports.py
+	@# Every import inside a function says why it cannot be at the top (heavy library, ready(), a circle).
+	$(PY) tools/function_imports.py
 	@# The container file (not built here: base images cannot be pulled); hadolint's binary from PyPI.
 	$(VENV)/bin/hadolint Dockerfile
 	@# mypy's Django plugin imports the settings: give it a development environment (no secret needed).

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.chat.models import Conversation, Message, WidgetSettings
+from apps.facts.ingestion import job_report_lines, job_summary
 from apps.facts.models import (
     Disagreement,
     Evidence,
@@ -294,8 +295,6 @@ class JobOut(serializers.ModelSerializer[IngestionJob]):
         ]
 
     def get_summary(self, job: IngestionJob) -> str:
-        from apps.facts.ingestion import job_summary
-
         return job_summary(job)
 
 
@@ -307,8 +306,6 @@ class JobDetailOut(JobOut):
         fields = [*JobOut.Meta.fields, "report", "report_lines"]
 
     def get_report_lines(self, job: IngestionJob) -> list[str]:
-        from apps.facts.ingestion import job_report_lines
-
         return job_report_lines(job)
 
 

@@ -182,11 +182,23 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
     "open 9-5" is not a date, "March 3-7" is."""
     classes = [_classify(t) for t in doc]
     n = len(doc)
-    # A number is part of a date only within two tokens of a month (directly or via other numbers).
+    # A number is part of a date only within three tokens of a month, directly or through a list of
+    # other such numbers ("December 24, 25 and 31", "24, 25 and 31 December"), and not when it counts
+    # a noun ("May 3 and 10 staff").
+    near = [
+        cls == _NUM and any(classes[j] == _MONTH for j in range(max(0, index - 3), min(n, index + 4)))
+        for index, cls in enumerate(classes)
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for index, cls in enumerate(classes):
+            if cls == _NUM and not near[index] and _listed_beside_kept(classes, near, index):
+                near[index] = changed = True
     for index, cls in enumerate(classes):
-        if cls in (_NUM,) and not any(
-            classes[j] == _MONTH for j in range(max(0, index - 3), min(n, index + 4))
-        ):
+        head = doc[index].head
+        counts_a_noun = doc[index].dep_ == "nummod" and head.pos_ == "NOUN" and _classify(head) is None
+        if cls == _NUM and (not near[index] or counts_a_noun):
             classes[index] = None
     runs: list[tuple[int, int, list[int]]] = []
     index = 0
@@ -211,6 +223,17 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
     return runs
 
 
+def _listed_beside_kept(classes: list[int | None], kept: list[bool], index: int) -> bool:
+    """A kept date number sits next to ``index`` with only a list or range word between them."""
+    for step in (-1, 1):
+        j = index + step
+        while 0 <= j < len(classes) and classes[j] in (_LIST, _RANGE):
+            j += step
+        if j != index + step and 0 <= j < len(classes) and kept[j]:
+            return True
+    return False
+
+
 def _base_datetime(base: dt.date) -> dt.datetime:
     return dt.datetime.combine(base, dt.time(12, 0))
 
@@ -225,7 +248,20 @@ def resolve_phrase(text: str, base: dt.date, prefer: str = "future") -> dt.date 
         "RETURN_AS_TIMEZONE_AWARE": False,
     }
     found = dateparser.parse(text, languages=["en"], settings=settings)
-    return found.date() if found is not None else None
+    if found is None:
+        return None
+    day = found.date()
+    # dateparser reads "1 June" as midnight, before the base's noon, so on 1 June "the future" was
+    # next year's: a date that names the base day is the base day.
+    names_year = str(day.year) in text.replace(",", " ").split()
+    if (
+        prefer == "future"
+        and not names_year
+        and day.year == base.year + 1
+        and day.timetuple()[1:3] == base.timetuple()[1:3]
+    ):
+        return base
+    return day
 
 
 def _month_end(day: dt.date) -> dt.date:
@@ -338,6 +374,13 @@ def _split_items(start: int, classes: list[int], doc: Doc, end: int) -> list[tup
         following = classes[offset + 1] if offset + 1 < len(classes) else None
         if following == _YEAR:
             continue
+        # "Friday, 24 December": a comma after one weekday, before its date, names that date's day.
+        if (
+            _plain(doc[index]) == ","
+            and following in (_NUM, _MONTH)
+            and _lone_weekday(doc, item_start, index)
+        ):
+            continue
         # "between X and Y" is a range, not a list.
         if _plain(doc[index]) == "and" and item_start > 0 and _plain(doc[item_start - 1]) == "between":
             continue
@@ -347,9 +390,20 @@ def _split_items(start: int, classes: list[int], doc: Doc, end: int) -> list[tup
     return [(a, b) for a, b in items if a < b]
 
 
-def _mention(doc: Doc, start: int, end: int, base: dt.date, prefer: str) -> DateMention | None:
+def _lone_weekday(doc: Doc, start: int, end: int) -> bool:
+    """The tokens doc[start:end] are one weekday, singular ("Friday", "Fri."; not "Fridays")."""
+    return end - start == 1 and _classify(doc[start]) == _DAY and not _plain(doc[start]).endswith("s")
+
+
+def _mention(
+    doc: Doc, start: int, end: int, base: dt.date, prefer: str, *, month: Token | None = None
+) -> DateMention | None:
+    """The date of doc[start:end], one item of a run; ``month`` is the month an earlier item of the
+    same list named, which a bare day number takes ("December 24 and 25": the 25th of December)."""
     tokens = list(doc[start:end])
     classes = [_classify(t) for t in tokens]
+    if month is not None and _NUM in classes and not {_MONTH, _REL, _DAY} & set(classes):
+        tokens, classes = [*tokens, month], [*classes, _MONTH]
     cut = next(
         (
             i
@@ -437,8 +491,15 @@ def find_dates(
     are days too, read for ``region`` first (apps.language.holiday_names)."""
     mentions: list[DateMention] = []
     for start, end, classes in _runs(doc):
-        for item_start, item_end in _split_items(start, classes, doc, end):
-            mention = _mention(doc, item_start, item_end, base, prefer)
+        items = _split_items(start, classes, doc, end)
+        months = [next((t for t in doc[a:b] if _classify(t) == _MONTH), None) for a, b in items]
+        for index, (item_start, item_end) in enumerate(items):
+            # A bare day number takes the month of the list it is in: the last one named before it
+            # ("December 24 and 25"), else the next one ("24, 25 and 31 December").
+            month = next((m for m in reversed(months[:index]) if m is not None), None) or next(
+                (m for m in months[index + 1 :] if m is not None), None
+            )
+            mention = _mention(doc, item_start, item_end, base, prefer, month=month)
             if mention is not None:
                 mentions.append(mention)
     holidays = _holidays(doc, base, region, mentions)

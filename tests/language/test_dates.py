@@ -130,3 +130,39 @@ def test_a_long_run_of_date_words_is_not_a_date() -> None:
     # A long list of weekdays is still read, item by item, when it is written as a list.
     listed = dates("Open Mon, Tue, Wed, Thu, Fri and Sat")
     assert [m.weekdays for m in listed] == [(0,), (1,), (2,), (3,), (4,), (5,)]
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        # A bare day number in a list takes the list's month, before or after it.
+        (
+            "The studio is shut on December 24, 25 and 31.",
+            [D(2026, 12, 24), D(2026, 12, 25), D(2026, 12, 31)],
+        ),
+        ("No deliveries on 24, 26 and 31 December.", [D(2026, 12, 24), D(2026, 12, 26), D(2026, 12, 31)]),
+        ("Closed Jan 3-5 and 9 for stocktaking.", [D(2027, 1, 3), D(2027, 1, 9)]),
+    ],
+)
+def test_a_list_of_day_numbers_shares_its_month(text: str, days: list[dt.date]) -> None:
+    starts = [m.start for m in dates(text)]
+    assert starts == days
+
+
+def test_a_number_that_counts_something_is_not_a_day_of_the_list() -> None:
+    assert [m.start for m in dates("On March 3 and 10 volunteers will help at the market.")] == [
+        D(2027, 3, 3)
+    ]
+
+
+def test_a_weekday_and_a_comma_before_a_date_name_that_date() -> None:
+    (mention,) = dates("Closed from Thursday, 24 December to Sunday 27 December.")
+    assert (mention.kind, mention.start, mention.end) == ("range", D(2026, 12, 24), D(2026, 12, 27))
+    assert [m.kind for m in dates("Open Monday, Wednesday and Friday.")] == ["day", "day", "day"]
+
+
+def test_a_date_that_names_the_day_it_is_said_is_that_day() -> None:
+    (mention,) = dates("New prices from 1 December: a wash is $12.")
+    assert mention.start == BASE
+    (named,) = dates("Closed on 1 December 2027.")
+    assert named.start == D(2027, 12, 1)

@@ -39,7 +39,8 @@ test-slow: install
 
 # The real-model check (issue 19), not part of `make test`: builds llama.cpp's OpenAI-compatible server
 # and assembles a small local model (sha256-verified) once, in ~/.cache/xorventa/llm, then replays the
-# scenario files with the model as extractor, answerer and both. About an hour on two cores.
+# scenario files with the model as extractor, answerer and both. One mode over every file takes
+# 1.5-2 hours on two cores (docs/knowledge.md).
 # Narrow it with LLM_ARGS, e.g. LLM_ARGS="--modes llm/llm tests/scenarios/spoke_and_chain.json".
 test-llm: install .env
 	XORVENTA_LAB=1 $(PY) manage.py migrate_schemas --noinput -v 0

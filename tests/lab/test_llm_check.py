@@ -1,5 +1,5 @@
 """The real-model check's own parts that run without a model: assembling and verifying the weights,
-and reading the modes. The check itself (`make test-llm`) needs the registry and an hour."""
+and reading the modes. The check itself (`make test-llm`) needs the registry and hours."""
 
 import hashlib
 import zipfile

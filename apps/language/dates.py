@@ -398,8 +398,8 @@ def _lone_weekday(doc: Doc, start: int, end: int) -> bool:
 def _mention(
     doc: Doc, start: int, end: int, base: dt.date, prefer: str, *, month: Token | None = None
 ) -> DateMention | None:
-    """The date of doc[start:end], one item of a run; ``month`` is the month an earlier item of the
-    same list named, which a bare day number takes ("December 24 and 25": the 25th of December)."""
+    """The date of doc[start:end], one item of a run; ``month`` is the month another item of the same
+    list names, which a bare day number takes ("December 24 and 25": the 25th of December)."""
     tokens = list(doc[start:end])
     classes = [_classify(t) for t in tokens]
     if month is not None and _NUM in classes and not {_MONTH, _REL, _DAY} & set(classes):

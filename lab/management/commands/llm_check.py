@@ -59,20 +59,10 @@ class Command(BaseCommand):
         with model_server(threads=opts["threads"], say=self.stdout.write) as server:
             if opts["outage"]:
                 drill = _scenarios([opts["outage"]])[0]
-                with override_settings(
-                    XORVENTA_EXTRACTOR="llm",
-                    XORVENTA_ANSWERER="builtin",
-                    XORVENTA_LLM_BASE_URL=server.base_url,
-                    XORVENTA_LLM_MODEL="local",
-                ):
+                with _served_by(server, extractor="llm", answerer="builtin"):
                     figures.append(self._outage_drill(server, *drill))
             for extractor, answerer in modes:
-                with override_settings(
-                    XORVENTA_EXTRACTOR=extractor,
-                    XORVENTA_ANSWERER=answerer,
-                    XORVENTA_LLM_BASE_URL=server.base_url,
-                    XORVENTA_LLM_MODEL="local",
-                ):
+                with _served_by(server, extractor=extractor, answerer=answerer):
                     figures.append(self._run_mode(extractor, answerer, scenarios))
         if opts["json_out"]:
             Path(opts["json_out"]).write_text(json.dumps(figures, indent=2))
@@ -132,6 +122,16 @@ class Command(BaseCommand):
         ):
             raise CommandError(f"The outage lost or left unread an event: {during} / {after}")
         return row
+
+
+def _served_by(server: ModelServer, *, extractor: str, answerer: str) -> override_settings:
+    """The product's settings for one mode: which side asks the model, and the local server it asks."""
+    return override_settings(
+        XORVENTA_EXTRACTOR=extractor,
+        XORVENTA_ANSWERER=answerer,
+        XORVENTA_LLM_BASE_URL=server.base_url,
+        XORVENTA_LLM_MODEL="local",
+    )
 
 
 def _reading_counts() -> dict[str, int]:

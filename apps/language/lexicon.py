@@ -106,14 +106,23 @@ def data_dir() -> Path:
 
 _lock = threading.Lock()
 _reader: Any = None
+_failure: LexiconError | None = None  # why WordNet did not load: said once, not retried per call
 
 
 def _wordnet() -> Any:
-    global _reader
-    if _reader is None:
+    global _reader, _failure
+    if _reader is None and _failure is None:
         with _lock:
-            if _reader is None:
-                _reader = _load()
+            if _reader is None and _failure is None:
+                try:
+                    _reader = _load()
+                except LexiconError as exc:
+                    _failure = exc
+                    logger.warning(
+                        "WordNet is unavailable, so kinds of one thing are not told apart: %s", exc
+                    )
+    if _failure is not None:
+        raise _failure
     return _reader
 
 
@@ -139,15 +148,16 @@ def _load() -> Any:
 
 
 def is_available() -> bool:
-    """True when WordNet loads; logs why not once otherwise (the caller then goes without it)."""
+    """True when WordNet loads (the caller goes without it otherwise; the reason is logged once)."""
     try:
         _wordnet()
-    except LexiconError as exc:
-        if not getattr(is_available, "_warned", False):
-            logger.warning("WordNet is unavailable, so kinds of one thing are not told apart: %s", exc)
-            is_available._warned = True  # type: ignore[attr-defined]
+    except LexiconError:
         return False
     return True
+
+
+def _parents(synset: Any) -> list[Any]:
+    return list(synset.hypernyms()) + list(synset.instance_hypernyms())
 
 
 @lru_cache(maxsize=4096)
@@ -160,11 +170,10 @@ def co_hyponyms(a: str, b: str) -> bool:
     senses_b = wordnet.synsets(b.replace("-", "_").replace(" ", "_"), pos="n")[:SENSES]
     if not senses_a or not senses_b or set(senses_a) & set(senses_b):
         return False
-    for x in senses_a:
-        ancestors_x = set(x.closure(lambda s: s.hypernyms() + s.instance_hypernyms()))
-        for y in senses_b:
-            if y in ancestors_x or x in y.closure(lambda s: s.hypernyms() + s.instance_hypernyms()):
-                return False  # one is a kind of the other ("treatment" / "massage")
+    ancestors_a = {s for x in senses_a for s in x.closure(_parents)}
+    ancestors_b = {s for y in senses_b for s in y.closure(_parents)}
+    if ancestors_a & set(senses_b) or ancestors_b & set(senses_a):
+        return False  # one is a kind of the other ("treatment" / "massage")
     distance = min(
         (d for x in senses_a for y in senses_b if (d := x.shortest_path_distance(y)) is not None),
         default=None,

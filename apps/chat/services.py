@@ -40,6 +40,7 @@ from apps.chat.widget import business_identity, widget_settings
 from apps.facts.selectors import AUDIENCE_VISITOR, RenderedTopic
 from apps.gaps.services import gap_record
 from apps.language.analysis import analyse
+from apps.retrieval.fact_similarity import fact_similarity
 from apps.retrieval.search import RetrievalOptions, RetrievalResult, remember_turn, retrieve
 from apps.tenants.db import current_schema
 
@@ -243,14 +244,20 @@ def turn_begin(
 def _hints(result: RetrievalResult | None) -> RetrievalHints | None:
     """What retrieval found that the answerer should use too: the repaired question it searched with
     and each kept topic's best similarity to the question (own or repaired form, not the blended
-    follow-up pass, which measures the conversation rather than the question)."""
+    follow-up pass, which measures the conversation rather than the question), and each handed fact's
+    similarity to the question, for the answerer's closest-fact reply."""
     if result is None:
         return None
     similarity: dict[int, float] = {}
     for hit in result.hits:
         own = max((hit.scores.get(leg, 0.0) for leg in ("message", "repaired")), default=0.0)
         similarity[hit.topic_id] = max(similarity.get(hit.topic_id, 0.0), own)
-    return RetrievalHints(repaired=str(result.log.get("repaired") or ""), similarity=similarity)
+    repaired = str(result.log.get("repaired") or "")
+    return RetrievalHints(
+        repaired=repaired,
+        similarity=similarity,
+        fact_similarity=fact_similarity(repaired or result.message, result.context),
+    )
 
 
 def _answerer_input(turn: Turn) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from apps.chat.answering.base import HEDGE_RE, Answer, RetrievalHints, unknown_r
 from apps.chat.answering.builtin import BuiltinAnswerer, days_in, looks_like_instruction, parse_time
 from apps.facts.selectors import RenderedFact, RenderedTopic
 from apps.retrieval.embedding import embed_passages, embed_query
+from apps.retrieval.fact_similarity import fact_similarity
 from apps.retrieval.repair import Vocabulary
 from tests.helpers import eval_path
 
@@ -128,7 +129,8 @@ def _load_cases(folder: Path = CASES_DIR) -> list[Any]:
 def retrieval_hints(data: dict[str, Any], question: str, context: list[RenderedTopic]) -> RetrievalHints:
     """What retrieval hands the answerer besides the context, computed the way it does: the question
     repaired against the business's vocabulary (its topic names and statements), and each topic's
-    similarity to the (repaired) question with the real embedding model."""
+    similarity to the (repaired) question with the real embedding model, and each fact's own
+    similarity (apps.retrieval.fact_similarity, as the chat service computes it)."""
     texts = list(data["topics"]) + [f["statement"] for fs in data["topics"].values() for f in fs]
     fixed = Vocabulary.from_texts(texts).repair(question)
     repaired = fixed.text if fixed.changed else ""
@@ -138,7 +140,9 @@ def retrieval_hints(data: dict[str, Any], question: str, context: list[RenderedT
     pieces = np.asarray(embed_passages([f"{t.name}\n{t.text}" for t in context]), dtype=float)
     scores = pieces @ asked
     return RetrievalHints(
-        repaired=repaired, similarity={t.topic_id: float(s) for t, s in zip(context, scores, strict=True)}
+        repaired=repaired,
+        similarity={t.topic_id: float(s) for t, s in zip(context, scores, strict=True)},
+        fact_similarity=fact_similarity(repaired or question, context),
     )
 
 

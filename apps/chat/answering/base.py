@@ -97,11 +97,13 @@ class AnswerStream(Iterator[str]):
 @dataclass(frozen=True)
 class RetrievalHints:
     """What retrieval learned about the question that the answerer should not work out again: the
-    misspelling-repaired form it searched with ("sourdogh" -> "sourdough"), and each kept topic's
-    best similarity to the question (or to its repaired form), by topic id."""
+    misspelling-repaired form it searched with ("sourdogh" -> "sourdough"), each kept topic's best
+    similarity to the question (or to its repaired form), by topic id, and each handed fact's own
+    similarity to the question, by fact id."""
 
     repaired: str = ""
     similarity: dict[int, float] = field(default_factory=dict)
+    fact_similarity: dict[int, float] = field(default_factory=dict)
 
 
 class Answerer(Protocol):

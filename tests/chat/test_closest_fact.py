@@ -169,3 +169,19 @@ def test_a_real_turn_answers_from_the_closest_fact(pottery) -> None:
         )
     assert message.decision == "answer", message.text
     assert "$12" in message.text and "$45" not in message.text
+
+
+def test_a_holiday_opening_without_a_year_is_read_in_the_year_asked_about() -> None:
+    # Learned in 2026-11; Labour Day 2027 is Monday September 6 (US), and a permanent fact recurs.
+    topics = context(date(2027, 8, 30), ("Opening hours", ["We're open on Labor Day, 10am to 2pm."]))
+    answer = ask("Are you open on September 6?", POTTERY, topics, on=date(2027, 8, 30))
+    assert answer.text.startswith("Yes"), answer
+    assert "10am to 2pm" in answer.text
+
+
+def test_an_opening_that_excepts_the_day_is_not_a_yes() -> None:
+    topics = context(
+        date(2026, 12, 20), ("Opening hours", ["We're open every day except December 25, 10am to 4pm."])
+    )
+    answer = ask("Are you open on December 25?", POTTERY, topics, on=date(2026, 12, 20))
+    assert not answer.text.startswith("Yes"), answer

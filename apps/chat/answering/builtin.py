@@ -1244,10 +1244,12 @@ def _ordered(facts: Iterable[_Fact]) -> list[_Fact]:
     return sorted(facts, key=lambda f: (_STATE_ORDER.get(f.state, 1), f.order))
 
 
-def _fact_window(f: _Fact) -> tuple[date | None, date | None]:
+def _fact_window(f: _Fact, year: int | None = None) -> tuple[date | None, date | None]:
     """The days a fact is in force: its own validity, else the date range its statement names
     ("closed from December 24 to December 27"), read by the language layer against the day the fact
-    was learned; (None, None) for a fact that holds every day."""
+    was learned; (None, None) for a fact that holds every day. A fact with no validity of its own
+    holds every year, so a date it names without a year ("open on Memorial Day") is read in the
+    ``year`` asked about, when one is given."""
     if f.rf.valid_from is not None or f.rf.valid_to is not None:
         return f.rf.valid_from, f.rf.valid_to
     learned = f.rf.learned_at.date()
@@ -1256,6 +1258,9 @@ def _fact_window(f: _Fact) -> tuple[date | None, date | None]:
     mention = analyse(f.statement, base_date=learned).dated
     if mention is None or mention.start is None:
         return None, None
+    if year is not None and not mention.explicit_year:
+        again = analyse(f.statement, base_date=date(year, 1, 1)).dated
+        mention = again if again is not None and again.start is not None else mention
     return mention.start, mention.end or mention.start
 
 
@@ -1274,15 +1279,45 @@ def _closure_on(q: _Question, facts: list[_Fact]) -> tuple[_Fact, bool] | None:
     """A closure in force on the days the question is about ("Are you open on December 26?" beside
     "closed from December 24 to December 27", whether the context shows it as temporary or still
     upcoming), and whether it covers all of them. Weekly hours never outweigh a dated closure."""
+    return _dated_on(q, facts, "closed")
+
+
+def _opening_on(q: _Question, facts: list[_Fact]) -> _Fact | None:
+    """Dated opening hours that cover every day the question is about ("Are you open on May 25?"
+    beside "open on Memorial Day, 10 to 4")."""
+    # "Open every day except December 25" names its date as the exception: not an opening that day.
+    found = _dated_on(q, [f for f in facts if not _EXCEPT_RE.search(f.statement)], "open")
+    return found[0] if found is not None and found[1] else None
+
+
+def _excepted_on(q: _Question, facts: list[_Fact]) -> _Fact | None:
+    """Opening hours that name every day the question is about as their exception ("open every day
+    except December 25"): a date after the exception word, read in the year asked about."""
+    if q.period is None:
+        return None
+    first, last = q.period
+    for f in _ordered(facts):
+        found = _EXCEPT_RE.search(f.statement)
+        if found is None or f.state == "paused" or not any(c.polarity == "open" for c in f.clauses):
+            continue
+        mention = analyse(f.statement[found.end() :], base_date=date(first.year, 1, 1)).dated
+        if mention is None or mention.start is None:
+            continue
+        if mention.start <= first and last <= (mention.end or mention.start):
+            return f
+    return None
+
+
+def _dated_on(q: _Question, facts: list[_Fact], polarity: str) -> tuple[_Fact, bool] | None:
     if q.period is None:
         return None
     first, last = q.period
     for f in _ordered(facts):
         if f.state == "paused" or not any(
-            c.polarity == "closed" and not (c.days and c.days & _weekly_days(f)) for c in f.clauses
+            c.polarity == polarity and not (c.days and c.days & _weekly_days(f)) for c in f.clauses
         ):
             continue
-        start, end = _fact_window(f)
+        start, end = _fact_window(f, first.year)
         if start is None and end is None:
             continue
         if (start is None or start <= last) and (end is None or first <= end):
@@ -1338,6 +1373,12 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
     if closure is not None:
         f, whole = closure
         return _Reply("answer", [_sentence(f)], [f.id], prefix=no if whole else "")
+    excepted = _excepted_on(q, hours)
+    if excepted is not None:
+        return _Reply("answer", [_sentence(excepted)], [excepted.id], prefix=no)
+    opening = _opening_on(q, hours)
+    if opening is not None:
+        return _Reply("answer", [_sentence(opening)], [opening.id], prefix=yes)
     if q.now or q.dated:
         # A temporary closure in force ("closed from November 20 to December 5") settles "open now?"
         # (or "open next Monday?", the context rendered for that day) whatever the weekly hours say.

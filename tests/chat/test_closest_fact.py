@@ -185,3 +185,17 @@ def test_an_opening_that_excepts_the_day_is_not_a_yes() -> None:
     )
     answer = ask("Are you open on December 25?", POTTERY, topics, on=date(2026, 12, 20))
     assert not answer.text.startswith("Yes"), answer
+
+
+def test_the_hours_of_the_season_asked_about_answer() -> None:
+    topics = context(
+        date(2026, 1, 14),
+        (
+            "Opening hours",
+            ["Summer hours (May-Sep): 9am-9pm daily.", "Winter hours (Oct-Apr): 10am-5pm daily."],
+        ),
+    )
+    winter = ask("What time do you close on Saturday?", POTTERY, topics, on=date(2027, 1, 14))
+    assert "5pm" in winter.text and "9pm" not in winter.text, winter
+    summer = ask("What time do you close on Saturday?", POTTERY, topics, on=date(2027, 7, 14))
+    assert "9pm" in summer.text and "5pm" not in summer.text, summer

@@ -543,6 +543,7 @@ class _Question:
     verb: str | None = None  # the stem of the question's own verb ("stock" in "Do you stock X?")
     modifiers: set[str] = field(default_factory=set)  # stems of words modifying a noun
     numbers: set[str] = field(default_factory=set)  # numbers the question gives, not in a date
+    on: date = date.min  # the day the question is asked
 
 
 _GENERIC_VERBS = {
@@ -608,7 +609,7 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     # Every fact may name the business; its name in a question ("who owns the bakery?") is no match.
     for s in stems_of(business):
         stems.pop(s, None)
-    q = _Question(text=text, stems=stems, concepts=concepts_of(text, stems), focus=_focus(text))
+    q = _Question(text=text, stems=stems, concepts=concepts_of(text, stems), focus=_focus(text), on=on)
     low = _canon(text).lower()
     q.days = days_in(text)
     # Questions are typed in lowercase: plain day words count there even when abbreviated is ambiguous.
@@ -1115,10 +1116,18 @@ _FOCUS_LABEL = {
 }
 
 
+def _asked_day(q: _Question) -> date:
+    """The day a question is about: its own date, else the day it is asked."""
+    return q.period[0] if q.period else q.on
+
+
 def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3) -> _Reply | None:
     candidates = facts
+    if q.focus == "hours" or "hours" in q.concepts:
+        # The hours of the season the question is about ("Winter hours (Nov-Mar)" not in May).
+        candidates = [f for f in facts if not _out_of_season(f, _asked_day(q))] or facts
     if q.days and (q.focus == "hours" or "hours" in q.concepts):
-        covering = [f for f in facts if f.hours_fact and q.days & (f.open_days | f.closed_days)]
+        covering = [f for f in candidates if f.hours_fact and q.days & (f.open_days | f.closed_days)]
         if covering:
             candidates = covering
     scored = _scores(q, candidates)
@@ -1264,6 +1273,36 @@ def _fact_window(f: _Fact, year: int | None = None) -> tuple[date | None, date |
     return mention.start, mention.end or mention.start
 
 
+# A date range without a year at least this long in a fact that holds every year is a season
+# ("Summer hours (Apr-Oct)"); shorter ones are dates (a holiday week), which the closures read.
+_SEASON_DAYS = 28
+
+
+def _out_of_season(f: _Fact, day: date) -> bool:
+    """Whether a fact that holds every year is about a season the day is not in ("Winter hours
+    (Nov-Mar): 8am-6pm" for a day in May). By month and day, so the season recurs each year."""
+    if f.rf.valid_from is not None or f.rf.valid_to is not None:
+        return False
+    seasons = [
+        m
+        for m in analyse(f.statement, base_date=f.rf.learned_at.date()).dates
+        if m.kind in ("range", "month")
+        and not m.explicit_year
+        and m.start is not None
+        and m.end is not None
+        and (m.end - m.start).days >= _SEASON_DAYS - 1
+    ]
+    if not seasons:
+        return False
+    asked = (day.month, day.day)
+
+    def covers(start: date, end: date) -> bool:
+        first, last = (start.month, start.day), (end.month, end.day)
+        return first <= asked <= last if first <= last else asked >= first or asked <= last
+
+    return not any(covers(m.start, m.end) for m in seasons if m.start is not None and m.end is not None)
+
+
 def _weekly_days(f: _Fact) -> set[int]:
     """The weekdays a fact names as a weekly pattern ("closed on Sundays"), not those that only say
     which day a calendar date is ("closed Friday July 2 through Monday July 5, back Tuesday the
@@ -1367,7 +1406,9 @@ def _closed_that_day(q: _Question, facts: list[_Fact]) -> _Reply | None:
 
 
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
-    hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
+    hours = [
+        f for f in facts if f.hours_fact and f.state != "upcoming" and not _out_of_season(f, _asked_day(q))
+    ]
     yes, no = ("No — ", "Yes — ") if q.asks_closed else ("Yes — ", "No — ")
     closure = _closure_on(q, facts)
     if closure is not None:
@@ -1444,7 +1485,9 @@ def _days_text(days: set[int]) -> str:
 
 def _time_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
     days = q.days or {on.weekday()}
-    hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
+    hours = [
+        f for f in facts if f.hours_fact and f.state != "upcoming" and not _out_of_season(f, _asked_day(q))
+    ]
     covering = [f for f in _ordered(hours) if days & f.open_days]
     in_force = [f for f in covering if f.state != "paused"] or covering
     if not in_force or q.time is None:

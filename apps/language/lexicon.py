@@ -85,18 +85,46 @@ def verify_data(folder: Path, pins: dict[str, str] | None = None) -> None:
         )
 
 
+def _cache_root() -> Path:
+    """Where the Unix-line-ending copy goes: the deployment's data folder (owned by the service, as
+    the ONNX cache is), else the system temp folder (outside Django: a library caller, a script)."""
+    try:
+        from django.conf import settings  # lazy: the language layer is usable without Django
+        from django.core.exceptions import ImproperlyConfigured  # lazy: as above
+    except ImportError:
+        return Path(tempfile.gettempdir())
+    try:
+        base = getattr(settings, "DATA_DIR", None)
+    except ImproperlyConfigured:  # settings not configured: no data folder to use
+        base = None
+    return Path(base) / "models" if base else Path(tempfile.gettempdir())
+
+
+def _converted(source: Path) -> dict[str, bytes]:
+    return {name: (source / name).read_bytes().replace(b"\r\n", b"\n") for name in _pins()["files"]}
+
+
 def data_dir() -> Path:
-    """The verified database with Unix line endings, written on first use (an atomic rename, so two
-    processes starting together never read a half-written folder)."""
+    """The verified database with Unix line endings. The package's files are checked against the
+    pins on every load, and the copy against them converted (about 0.25 s for 36 MB), so a copy
+    changed after it was written is rewritten, not read. Written with an atomic rename, so two
+    processes starting together never read a half-written folder."""
     digest = hashlib.sha256(PINS_FILE.read_bytes()).hexdigest()[:16]
-    target = Path(tempfile.gettempdir()) / f"xorventa-wordnet-{digest}"
-    if (target / "lexnames").is_file():
-        return target
+    root = _cache_root()
+    target = root / f"xorventa-wordnet-{digest}"
     source = _package_folder()
     verify_data(source)
-    staging = Path(tempfile.mkdtemp(prefix="xorventa-wordnet-"))
-    for name in _pins()["files"]:
-        (staging / name).write_bytes((source / name).read_bytes().replace(b"\r\n", b"\n"))
+    wanted = _converted(source)
+    if target.is_dir() and all(
+        (target / name).is_file() and (target / name).read_bytes() == data for name, data in wanted.items()
+    ):
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="xorventa-wordnet-", dir=root))
+    for name, data in wanted.items():
+        (staging / name).write_bytes(data)
+    if target.exists():
+        shutil.rmtree(target, ignore_errors=True)  # a stale or altered copy
     try:
         os.rename(staging, target)
     except OSError:  # another process got there first

@@ -48,3 +48,13 @@ def test_a_changed_data_file_is_refused_with_a_clear_message(tmp_path):
 def test_the_reader_gets_unix_line_endings_the_index_offsets_assume():
     folder = lexicon.data_dir()
     assert b"\r\n" not in (folder / "index.noun").read_bytes()[:100_000]
+
+
+def test_the_copy_lives_in_the_data_folder_and_an_altered_copy_is_rewritten(settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    folder = lexicon.data_dir()
+    assert folder.parent == tmp_path / "models"
+    pristine = (folder / "lexnames").read_bytes()
+    (folder / "lexnames").write_bytes(pristine + b"45\tnoun.planted\t1\n")
+    again = lexicon.data_dir()
+    assert (again / "lexnames").read_bytes() == pristine

@@ -332,6 +332,71 @@ def _meaning_subject(topic_name: str, aspect: str, run: _Run) -> tuple[list[Fact
     return best[1], best[2]
 
 
+def _folded(topic_name: str, aspect: str) -> tuple[str, str, bool]:
+    """A subject with its variant moved from the aspect into the name: a table cell is filed as
+    "Copy" / "price for colour" (the row's item, the column as the variant), where prose says
+    "Colour copies" / "price". Returns (name, aspect, folded)."""
+    base, sep, variant = aspect.partition(" for ")
+    if sep and variant.strip() and 0 < len(base.split()) <= _MAX_VARIANT_BASE_WORDS:
+        return f"{variant.strip()} {topic_name}", base.strip(), True
+    return topic_name, aspect, False
+
+
+#: "price for colour": the part before "for" names the attribute (one or two words), not a phrase.
+_MAX_VARIANT_BASE_WORDS = 2
+
+
+def _variant_subject(topic_name: str, aspect: str, run: _Run) -> tuple[list[Fact], dict[str, object]] | None:
+    """The live facts on a subject that names the candidate's once a table's variant is read as part
+    of the name ("Copy" / "price for colour" and "Colour copies" / "price"), compared by
+    apps.facts.subjects like any two names. Only pairs where one side carries a variant: the others
+    were compared by _meaning_subject already. Never a subject of the candidate's own source."""
+    own_name, own_aspect, own_folded = _folded(topic_name, aspect)
+    live = list(
+        Fact.objects.filter(status=FactStatus.LIVE)
+        .exclude(evidence__source=run.source, evidence__withdrawn_at__isnull=True)
+        .exclude(pk__in=run.ignore)
+        .select_related("topic")
+        .only("id", "aspect", "topic__id", "topic__name", "topic__key")
+    )
+    subjects: dict[str, list[Fact]] = {}
+    for fact in live:
+        name, base, folded = _folded(fact.topic.name, fact.aspect)
+        if base == own_aspect and (folded or own_folded):
+            subjects.setdefault(name, []).append(fact)
+    names = list(subjects)
+    if not names:
+        return None
+    same = [
+        (1.0 if found.similarity is None else found.similarity, name)
+        for name, found in zip(names, compare_many(own_name, names), strict=True)
+        if found.same
+    ]
+    if len(same) != 1:
+        # None, or ambiguous: "High school" names both "online High school" and "in person High
+        # school"; which one a bare name means is not the matcher's guess to make.
+        return None
+    best = same[0]
+    facts = subjects[best[1]]
+    groups = {(f.topic_id, f.aspect) for f in facts}
+    if len(groups) > 1:
+        return None  # one folded name over two stored subjects: not one thing to replace
+    provider = similarity_provider()
+    return facts, {
+        "topic": facts[0].topic.name,
+        "aspect": facts[0].aspect,
+        "fact": facts[0].pk,
+        "similarity": None if best[0] == 1.0 else round(best[0], 4),
+        "topic_similarity": None,
+        "aspect_similarity": None,
+        "method": "variant",
+        "provider": provider.name if provider is not None else "",
+        "own_topic": topic_name,
+        "own_aspect": aspect,
+        "reason": f'"{own_name}" names the same thing as "{best[1]}" once the variant is part of the name',
+    }
+
+
 def _merge_note(match: dict[str, object] | None) -> str:
     if not match:
         return ""
@@ -354,7 +419,9 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
     match: dict[str, object] | None = None
     if not same_subject:
         # No live fact under the exact names: a live subject may name the same thing differently.
-        found = _meaning_subject(_topic_name(cand.topic), aspect, run)
+        found = _meaning_subject(_topic_name(cand.topic), aspect, run) or _variant_subject(
+            _topic_name(cand.topic), aspect, run
+        )
         if found is not None:
             same_subject, match = found
             topic, aspect = same_subject[0].topic, same_subject[0].aspect

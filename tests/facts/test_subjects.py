@@ -254,3 +254,31 @@ def test_the_language_model_extractors_candidates_go_through_the_same_step(busin
     [fact] = live_about("gift")
     assert fact.value == "$30" and fact.matched_subject["own_topic"] == "Gift Cards"
     assert fact.topic.name == "Gift vouchers"
+
+
+TABLE = """Prices
+
+| Service | Terraced | Detached |
+|---|---|---|
+| Window clean | $25 | $40 |
+| Gutter clear | $60 | $90 |
+"""
+
+
+def test_a_table_cell_and_prose_naming_its_variant_are_one_subject(business):
+    # The cell is filed as "Window clean" / "price for detached"; the owner says "detached window
+    # cleans": read with its variant in the name, it is the same subject, and the newer answer wins.
+    website(TABLE, 0)
+    owner("How much is a detached window clean?", "Detached window cleans are $45 now.", 10)
+    values = sorted(f.value for f in live_about("window clean"))
+    assert "$40" not in values and "$45" in values and "$25" in values, values
+    (merged,) = [f for f in live_about("window clean") if f.value == "$45"]
+    assert merged.matched_subject.get("method") == "variant"
+    assert merged.matched_subject.get("aspect") == "price for detached"
+
+
+def test_a_bare_name_over_two_variants_replaces_neither(business):
+    website(TABLE, 0)
+    document("Window clean: $30.", 10)  # terraced or detached? not the matcher's guess
+    values = sorted(f.value for f in live_about("window clean"))
+    assert {"$25", "$40", "$30"} <= set(values), values

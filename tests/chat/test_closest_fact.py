@@ -199,3 +199,34 @@ def test_the_hours_of_the_season_asked_about_answer() -> None:
     assert "5pm" in winter.text and "9pm" not in winter.text, winter
     summer = ask("What time do you close on Saturday?", POTTERY, topics, on=date(2027, 7, 14))
     assert "9pm" in summer.text and "5pm" not in summer.text, summer
+
+
+def test_an_upcoming_price_comes_with_the_price_in_force() -> None:
+    def fact(fact_id: int, text: str, state: str = "current") -> RenderedFact:
+        starts = date(2027, 2, 1) if state == "upcoming" else None
+        return RenderedFact(
+            id=fact_id,
+            statement=text,
+            state=state,
+            learned_at=datetime(2026, 11, 1, 9, 0),
+            valid_from=starts,
+            valid_to=None,
+            sources=(),
+            line=text,
+        )
+
+    def topic(topic_id: int, name: str, *facts: RenderedFact) -> RenderedTopic:
+        return RenderedTopic(topic_id=topic_id, name=name, on=TODAY, text="", facts=facts)
+
+    topics = [
+        topic(
+            1,
+            "Single 2-hour session",
+            fact(1, "Single 2-hour session: $58."),
+            fact(2, "From 1 February 2027 a single 2-hour session will cost $62.", "upcoming"),
+        ),
+        topic(2, "4-hour session", fact(3, "4-hour session: $99.")),
+        topic(3, "Glaze extras", fact(4, "Glazes are $5 extra per piece.")),
+    ]
+    answer = ask("How much would my first session cost as a new member?", POTTERY, topics)
+    assert "$58" in answer.text, answer

@@ -1104,6 +1104,20 @@ def _with_overrides(picked: list[_Fact], facts: list[_Fact]) -> list[_Fact]:
     return out
 
 
+def _with_in_force(picked: list[_Fact], facts: list[_Fact]) -> list[_Fact]:
+    """An upcoming fact is not yet true: whenever one is picked, what is in force on its topic today
+    goes with it ("Single lesson: £40." before "From 1 January a single lesson will cost £42.")."""
+    out = list(picked)
+    for f in picked:
+        if f.state == "upcoming":
+            out += [
+                g
+                for g in facts
+                if g.topic == f.topic and g.state in ("current", "temporary") and g not in out
+            ]
+    return out
+
+
 _FOCUS_LABEL = {
     "price": "the price",
     "hours": "the times",
@@ -1167,7 +1181,7 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
             closing=partial_unknown_reply(business, about=_FOCUS_LABEL[q.focus]),
             flags=("partial",),
         )
-    picked = _with_overrides(picked, candidates)
+    picked = _with_in_force(_with_overrides(picked, candidates), candidates)
     picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
     picked = picked[:limit]
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])

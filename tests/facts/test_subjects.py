@@ -282,3 +282,11 @@ def test_a_bare_name_over_two_variants_replaces_neither(business):
     document("Window clean: $30.", 10)  # terraced or detached? not the matcher's guess
     values = sorted(f.value for f in live_about("window clean"))
     assert {"$25", "$40", "$30"} <= set(values), values
+
+
+def test_a_number_that_measures_stays_in_the_subject_and_the_newer_price_wins(business):
+    # "The 4 hour block": the number measures the block (kept), where "3 croissants" counts them.
+    website("Block of 4 hours: $180.", 0)
+    owner("How much is the 4 hour block?", "The 4 hour block is $170 now.", 10)
+    (live,) = live_about("block")
+    assert live.value == "$170", [(f.topic.name, f.statement) for f in live_about("block")]

@@ -498,6 +498,9 @@ _TRAILING = {
 }  # fmt: skip
 
 
+_MEASURE_WORD = re.compile(DURATION_UNITS, re.IGNORECASE)
+
+
 def clean_np(phrase: str) -> str:
     """A noun phrase as a topic-ready phrase: no determiners, praise, portions, trailing qualifiers."""
     text = re.sub(r"\([^)]*\)", " ", phrase)
@@ -525,6 +528,8 @@ def clean_np(phrase: str) -> str:
     ):
         if words[0].lower() == "late" and len(words) > 1 and not words[1].lower().startswith("cancel"):
             break
+        if len(words) > 2 and _MEASURE_WORD.fullmatch(words[1]):
+            break  # a number that measures, not one that counts: "10 hour block", "30 minute massage"
         words = words[1:]
     words = [w for w in words if not _DAY_ONLY.match(w)]
     while len(words) > 1 and words[-1].lower() in UNIT_NOUNS | _TRAILING:

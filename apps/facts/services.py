@@ -258,19 +258,25 @@ def _subject_label(topic: str, aspect: str) -> str:
     return f"{topic} · {aspect}" if aspect else topic
 
 
-def _meaning_subject(topic_name: str, aspect: str, run: _Run) -> tuple[list[Fact], dict[str, object]] | None:
+def _live_elsewhere(run: _Run) -> list[Fact]:
+    """The live facts no part of the candidate's own source states: what a subject by meaning may be."""
+    return list(
+        Fact.objects.filter(status=FactStatus.LIVE)
+        .exclude(evidence__source=run.source, evidence__withdrawn_at__isnull=True)
+        .select_related("topic")
+        .only("id", "aspect", "topic__id", "topic__name", "topic__key")
+    )
+
+
+def _meaning_subject(
+    topic_name: str, aspect: str, live: list[Fact]
+) -> tuple[list[Fact], dict[str, object]] | None:
     """The live facts on a subject that names the candidate's by meaning, and the record of the match.
 
     Compared with every live subject of the business (topic names, then the aspects on each matching
     topic) by apps.facts.subjects. A subject the candidate's own source states is never a match: a
     source that names two things separately means two things ("Cleaning $95. Deep cleaning $200.").
     """
-    live = list(
-        Fact.objects.filter(status=FactStatus.LIVE)
-        .exclude(evidence__source=run.source, evidence__withdrawn_at__isnull=True)
-        .select_related("topic")
-        .only("id", "aspect", "topic__id", "topic__name", "topic__key")
-    )
     if not live:
         return None
     own_key = topic_key(topic_name)
@@ -346,21 +352,18 @@ def _folded(topic_name: str, aspect: str) -> tuple[str, str, bool]:
 _MAX_VARIANT_BASE_WORDS = 2
 
 
-def _variant_subject(topic_name: str, aspect: str, run: _Run) -> tuple[list[Fact], dict[str, object]] | None:
+def _variant_subject(
+    topic_name: str, aspect: str, live: list[Fact], run: _Run
+) -> tuple[list[Fact], dict[str, object]] | None:
     """The live facts on a subject that names the candidate's once a table's variant is read as part
     of the name ("Copy" / "price for colour" and "Colour copies" / "price"), compared by
     apps.facts.subjects like any two names. Only pairs where one side carries a variant: the others
     were compared by _meaning_subject already. Never a subject of the candidate's own source."""
     own_name, own_aspect, own_folded = _folded(topic_name, aspect)
-    live = list(
-        Fact.objects.filter(status=FactStatus.LIVE)
-        .exclude(evidence__source=run.source, evidence__withdrawn_at__isnull=True)
-        .exclude(pk__in=run.ignore)
-        .select_related("topic")
-        .only("id", "aspect", "topic__id", "topic__name", "topic__key")
-    )
     subjects: dict[str, list[Fact]] = {}
     for fact in live:
+        if fact.pk in run.ignore:
+            continue
         name, base, folded = _folded(fact.topic.name, fact.aspect)
         if base == own_aspect and (folded or own_folded):
             subjects.setdefault(name, []).append(fact)
@@ -419,9 +422,9 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
     match: dict[str, object] | None = None
     if not same_subject:
         # No live fact under the exact names: a live subject may name the same thing differently.
-        found = _meaning_subject(_topic_name(cand.topic), aspect, run) or _variant_subject(
-            _topic_name(cand.topic), aspect, run
-        )
+        live = _live_elsewhere(run)
+        name = _topic_name(cand.topic)
+        found = _meaning_subject(name, aspect, live) or _variant_subject(name, aspect, live, run)
         if found is not None:
             same_subject, match = found
             topic, aspect = same_subject[0].topic, same_subject[0].aspect

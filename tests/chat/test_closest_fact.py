@@ -24,23 +24,25 @@ TODAY = date(2026, 12, 1)
 POTTERY = "Kiln Corner Pottery"
 
 
+def rendered(fact_id: int, text: str, state: str = "current", starts: date | None = None) -> RenderedFact:
+    return RenderedFact(
+        id=fact_id,
+        statement=text,
+        state=state,
+        learned_at=datetime(2026, 11, 1, 9, 0),
+        valid_from=starts,
+        valid_to=None,
+        sources=(),
+        line=text,
+    )
+
+
 def context(on: date, *topics: tuple[str, list[str]]) -> list[RenderedTopic]:
     out, next_id = [], 1
     for topic_id, (name, statements) in enumerate(topics, start=1):
         facts = []
         for statement in statements:
-            facts.append(
-                RenderedFact(
-                    id=next_id,
-                    statement=statement,
-                    state="current",
-                    learned_at=datetime(2026, 11, 1, 9, 0),
-                    valid_from=None,
-                    valid_to=None,
-                    sources=(),
-                    line=statement,
-                )
-            )
+            facts.append(rendered(next_id, statement))
             next_id += 1
         text = "\n".join(f"- {f.line}" for f in facts)
         out.append(RenderedTopic(topic_id=topic_id, name=name, on=on, text=text, facts=tuple(facts)))
@@ -203,17 +205,7 @@ def test_the_hours_of_the_season_asked_about_answer() -> None:
 
 def test_an_upcoming_price_comes_with_the_price_in_force() -> None:
     def fact(fact_id: int, text: str, state: str = "current") -> RenderedFact:
-        starts = date(2027, 2, 1) if state == "upcoming" else None
-        return RenderedFact(
-            id=fact_id,
-            statement=text,
-            state=state,
-            learned_at=datetime(2026, 11, 1, 9, 0),
-            valid_from=starts,
-            valid_to=None,
-            sources=(),
-            line=text,
-        )
+        return rendered(fact_id, text, state, date(2027, 2, 1) if state == "upcoming" else None)
 
     def topic(topic_id: int, name: str, *facts: RenderedFact) -> RenderedTopic:
         return RenderedTopic(topic_id=topic_id, name=name, on=TODAY, text="", facts=facts)

@@ -987,24 +987,24 @@ _CLOSEST_FACT_LIMIT = 3
 _CONTENT_LEMMA_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 
 
+def _without_name(text: str, business: str) -> str:
+    """The text with the business's own name taken out: facts are worded in its name ("Spoke and
+    Chain Bikes does e-bike repairs"), so its words say nothing about the subject."""
+    return re.sub(re.escape(business), " ", text, flags=re.IGNORECASE) if business else text
+
+
 def _content_lemmas(text: str, on: date, business: str) -> set[str]:
-    """The lemmas of a text's content words, the business's own name taken out first: facts are
-    worded in its name ("Spoke and Chain Bikes does e-bike repairs"), so its words say nothing about
-    the subject."""
-    if business:
-        text = re.sub(re.escape(business), " ", text, flags=re.IGNORECASE)
+    """The lemmas of a text's content words, outside the business's name."""
     return {
         t.lemma.lower()
-        for t in analyse(text, base_date=on).tokens
+        for t in analyse(_without_name(text, business), base_date=on).tokens
         if t.pos in _CONTENT_LEMMA_POS and not (t.is_stop or t.is_punct)
     }
 
 
 def _names(text: str, on: date, business: str) -> set[str]:
     """The lemmas of the proper nouns of a text, outside its date phrases and the business's name."""
-    if business:
-        text = re.sub(re.escape(business), " ", text, flags=re.IGNORECASE)
-    analysis = analyse(text, base_date=on)
+    analysis = analyse(_without_name(text, business), base_date=on)
     dated = [(m.start_char, m.end_char) for m in analysis.dates]
     return {
         t.lemma.lower()

@@ -43,6 +43,7 @@ from apps.gaps.models import GapTicket
 from tests.deployment.services import free_port, pgbouncer, redis_server, s3_client, s3_environment, s3_server
 from tests.facts.sitefixture import Route, Site, page
 from tests.facts.test_jobs_worker import kill
+from tests.helpers import fresh_rate_window
 
 pytestmark = pytest.mark.slow
 
@@ -414,7 +415,11 @@ def test_two_web_processes_and_two_workers_share_redis_s3_and_postgresql(make_bu
                 await b.close()
             return outcomes
 
+        # 30 asks that straddle a fixed window's end may all be answered (seen in CI: 30 of 30).
+        fresh_rate_window(needed=30.0)
+        asked_at = time.perf_counter()
         outcomes = asyncio.run(one_visitor_on_both())
+        report["rate_limit_30_asks_s"] = round(time.perf_counter() - asked_at, 1)
         assert outcomes.count("end") == settings.XORVENTA_RATE_VISITOR_PER_MIN, outcomes
         assert outcomes.count("rate_limited") == 30 - settings.XORVENTA_RATE_VISITOR_PER_MIN
 

@@ -35,7 +35,7 @@ from apps.language.wordlists import categories
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-__all__ = ["DateMention", "find_dates", "resolve_phrase"]
+__all__ = ["DateMention", "date_words", "find_dates", "resolve_phrase", "role_before"]
 
 Kind = Literal["day", "range", "month", "weekdays"]
 #: The longest run of date-ish tokens read as a date phrase (a list of weekdays counts as one run).
@@ -59,6 +59,8 @@ class DateMention:
     weekdays: tuple[int, ...] = ()
     recurring: bool = False
     explicit_year: bool = False
+    holiday: bool = False  # a holiday by name ("Thanksgiving"), not a calendar phrase
+    bare_weekday: bool = False  # one weekday name, no date or modifier ("open Saturday 9-5")
 
     def covers(self, day: dt.date) -> bool:
         """True when ``day`` falls inside this mention (recurring weekdays match by weekday)."""
@@ -111,6 +113,9 @@ _WORD_CATEGORIES = (
     "list_connector",
     "glue",
     "ambiguous_month",
+    "not_a_window",
+    "month_window",
+    "not_a_date",
 )
 
 
@@ -134,7 +139,10 @@ def _is_ordinal(text: str) -> bool:
 
 
 def _is_numeric_date(text: str) -> bool:
-    """ "12/24", "24/12/2026": two or three numbers joined by slashes, the first two up to 31."""
+    """ "12/24", "24/12/2026": two or three numbers joined by slashes, the first two up to 31
+    (not an idiom such as "24/7", data/dates.txt)."""
+    if text in _words("not_a_date"):
+        return False
     parts = text.split("/")
     if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
         return False
@@ -198,6 +206,10 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
     for index, cls in enumerate(classes):
         head = doc[index].head
         counts_a_noun = doc[index].dep_ == "nummod" and head.pos_ == "NOUN" and _classify(head) is None
+        # "14 - 18 June" (an en dash): a number joined by a range connector to a date number is that range's start,
+        # wherever the parser attached it.
+        if counts_a_noun and index + 2 < n and classes[index + 1] == _RANGE and near[index + 2]:
+            counts_a_noun = False
         if cls == _NUM and (not near[index] or counts_a_noun):
             classes[index] = None
     runs: list[tuple[int, int, list[int]]] = []
@@ -266,6 +278,13 @@ def resolve_phrase(text: str, base: dt.date, prefer: str = "future") -> dt.date 
 
 def _month_end(day: dt.date) -> dt.date:
     return day.replace(day=calendar.monthrange(day.year, day.month)[1])
+
+
+def _year_before(day: dt.date) -> dt.date:
+    try:
+        return day.replace(year=day.year - 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year - 1, day=28)
 
 
 def _add_year(day: dt.date) -> dt.date:
@@ -367,8 +386,15 @@ def _split_items(start: int, classes: list[int], doc: Doc, end: int) -> list[tup
     """Cut a run into list items at "and" / "," / "&" (a comma before a year stays inside a date)."""
     items: list[tuple[int, int]] = []
     item_start = start
+    ranged = False  # the current item already has its range connector
     for offset, cls in enumerate(classes):
         index = start + offset
+        if cls == _RANGE and ranged:
+            # A phrase has one range: "Monday to Friday until Dec 24" is weekdays, then an end date.
+            items.append((item_start, index))
+            item_start, ranged = index + 1, False
+            continue
+        ranged = ranged or cls == _RANGE
         if cls != _LIST:
             continue
         following = classes[offset + 1] if offset + 1 < len(classes) else None
@@ -385,7 +411,7 @@ def _split_items(start: int, classes: list[int], doc: Doc, end: int) -> list[tup
         if _plain(doc[index]) == "and" and item_start > 0 and _plain(doc[item_start - 1]) == "between":
             continue
         items.append((item_start, index))
-        item_start = index + 1
+        item_start, ranged = index + 1, False
     items.append((item_start, end))
     return [(a, b) for a, b in items if a < b]
 
@@ -396,14 +422,24 @@ def _lone_weekday(doc: Doc, start: int, end: int) -> bool:
 
 
 def _mention(
-    doc: Doc, start: int, end: int, base: dt.date, prefer: str, *, month: Token | None = None
+    doc: Doc,
+    start: int,
+    end: int,
+    base: dt.date,
+    prefer: str,
+    *,
+    month: Token | None = None,
+    year: Token | None = None,
 ) -> DateMention | None:
     """The date of doc[start:end], one item of a run; ``month`` is the month another item of the same
-    list names, which a bare day number takes ("December 24 and 25": the 25th of December)."""
+    list names, which a bare day number takes ("December 24 and 25": the 25th of December), and
+    ``year`` the year a later item names, which a date without one takes."""
     tokens = list(doc[start:end])
     classes = [_classify(t) for t in tokens]
     if month is not None and _NUM in classes and not {_MONTH, _REL, _DAY} & set(classes):
         tokens, classes = [*tokens, month], [*classes, _MONTH]
+    if year is not None and _MONTH in classes and _YEAR not in classes:
+        tokens, classes = [*tokens, year], [*classes, _YEAR]
     cut = next(
         (
             i
@@ -461,6 +497,8 @@ def _mention(
         if last < first:
             if year is not None and right.has(_YEAR) and left.first(_YEAR) is year:
                 first = first.replace(year=first.year - 1)  # "Dec 24 - Jan 2 2027": the year is the end's
+            elif year is None and _year_before(first) <= last:
+                first = _year_before(first)  # in progress on the base day ("March 1-31" said on March 15)
             else:
                 last = _add_year(last)
         return replace(template, kind="range", start=first, end=last, explicit_year=explicit_year)
@@ -470,7 +508,7 @@ def _mention(
         return None
     first, last = pair
     weekdays = _weekday_numbers(side.first(_DAY)) if side.has(_DAY) else ()  # type: ignore[arg-type]
-    before = _plain(doc[start - 1]) if start > 0 else ""
+    before = role_before(doc, start)
     if before in _words("open_start"):
         return replace(template, kind="range", start=first, end=None, explicit_year=explicit_year)
     if before in _words("open_end"):
@@ -479,7 +517,34 @@ def _mention(
         kind: Kind = "month"
     else:
         kind = "day" if first == last else "range"
-    return replace(template, kind=kind, start=first, end=last, weekdays=weekdays, explicit_year=explicit_year)
+    bare = side.has(_DAY) and not ({_MONTH, _NUM, _REL, _MOD} & set(side.classes))
+    return replace(
+        template,
+        kind=kind,
+        start=first,
+        end=last,
+        weekdays=weekdays,
+        explicit_year=explicit_year,
+        bare_weekday=bare,
+    )
+
+
+def date_words(category: str) -> frozenset[str]:
+    """One word category of data/dates.txt ("not_a_window", "month_window", ...)."""
+    return _words(category)
+
+
+def role_before(doc: Doc, start: int) -> str:
+    """The role phrase just before a date, as written in data/dates.txt: one word ("from", "until")
+    or words joined by "_" ("as_of", "starting_on", "up_to_and_including"); "" when none is."""
+    roles = _words("open_start") | _words("open_end")
+    for length in (4, 3, 2, 1):
+        if start - length < 0:
+            continue
+        phrase = "_".join(_plain(t) for t in doc[start - length : start])
+        if phrase in roles:
+            return phrase
+    return _plain(doc[start - 1]) if start > 0 else ""
 
 
 def find_dates(
@@ -493,13 +558,16 @@ def find_dates(
     for start, end, classes in _runs(doc):
         items = _split_items(start, classes, doc, end)
         months = [next((t for t in doc[a:b] if _classify(t) == _MONTH), None) for a, b in items]
+        years = [next((t for t in doc[a:b] if _classify(t) == _YEAR), None) for a, b in items]
         for index, (item_start, item_end) in enumerate(items):
             # A bare day number takes the month of the list it is in: the last one named before it
             # ("December 24 and 25"), else the next one ("24, 25 and 31 December").
             month = next((m for m in reversed(months[:index]) if m is not None), None) or next(
                 (m for m in months[index + 1 :] if m is not None), None
             )
-            mention = _mention(doc, item_start, item_end, base, prefer, month=month)
+            # A year written once, at the end of a list, is every item's ("November 20-22 and 27-29, 2027").
+            year = None if years[index] else next((y for y in years[index + 1 :] if y is not None), None)
+            mention = _mention(doc, item_start, item_end, base, prefer, month=month, year=year)
             if mention is not None:
                 mentions.append(mention)
     holidays = _holidays(doc, base, region, mentions)
@@ -529,7 +597,9 @@ def _holidays(doc: Doc, base: dt.date, region: str, found: list[DateMention]) ->
             for m in found
         ):
             continue  # part of a longer date phrase
-        out.append(DateMention(span.text, span.start_char, span.end_char, "day", start=day, end=day))
+        out.append(
+            DateMention(span.text, span.start_char, span.end_char, "day", start=day, end=day, holiday=True)
+        )
     return out
 
 

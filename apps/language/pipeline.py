@@ -132,6 +132,12 @@ def load_pipeline(path: Path | None = None) -> Language:
     assert isinstance(tokenizer, Tokenizer)
     for text in ("Wed", "Wed."):
         tokenizer.add_special_case(text, [{"ORTH": text}])
+    # spaCy splits "28-30" at its hyphen but keeps 28, en or em dash, 30 whole: the same range
+    # typeset, so it is split the same way (spaCy's documented way to add an infix).
+    from spacy.util import compile_infix_regex
+
+    infixes = [*(language.Defaults.infixes or ()), r"(?<=[0-9])[\u2013\u2014](?=[0-9])"]
+    tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     return language
 
 

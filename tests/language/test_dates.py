@@ -166,3 +166,38 @@ def test_a_date_that_names_the_day_it_is_said_is_that_day() -> None:
     assert mention.start == BASE
     (named,) = dates("Closed on 1 December 2027.")
     assert named.start == D(2027, 12, 1)
+
+
+def test_a_range_in_progress_on_the_base_day_started_this_year() -> None:
+    """ "March 1-31" said on March 15 is this month, not next year's March."""
+    (mention,) = dates("Half-price frames March 1-31 at the framing shop.", base=D(2027, 3, 15))
+    assert (mention.start, mention.end) == (D(2027, 3, 1), D(2027, 3, 31))
+
+
+def test_a_year_written_once_at_the_end_of_a_list_is_every_items() -> None:
+    first, second = dates("Open days at the nursery: 3-4 December and 10\u201311 December 2027.")
+    assert (first.start, first.end) == (D(2027, 12, 3), D(2027, 12, 4))  # not this year's
+    assert (second.start, second.end) == (D(2027, 12, 10), D(2027, 12, 11))
+
+
+def test_a_dash_typeset_as_an_en_dash_is_a_range_too() -> None:
+    (mention,) = dates("Kiln maintenance 14\u201318 June, no firings.")
+    assert (mention.start, mention.end) == (D(2027, 6, 14), D(2027, 6, 18))
+
+
+def test_weekdays_then_an_end_date_are_two_phrases() -> None:
+    weekdays, end = dates("Open late Monday to Thursday until 17 December.")
+    assert weekdays.recurring and weekdays.weekdays == (0, 1, 2, 3)
+    assert (end.start, end.end) == (None, D(2026, 12, 17))
+
+
+def test_role_phrases_of_several_words_open_a_range() -> None:
+    (start,) = dates("As of 1 February 2027 the pool opens at 6am.")
+    (end,) = dates("Winter timetable up to and including 28 February.")
+    assert (start.start, start.end) == (D(2027, 2, 1), None)
+    assert (end.start, end.end) == (None, D(2027, 2, 28))
+
+
+def test_an_idiom_written_like_a_numeric_date_is_not_one() -> None:
+    assert dates("Breakdown recovery 24/7, call any time.") == ()
+    assert [m.start for m in dates("Collection on 24/12 only.")] == [D(2026, 12, 24)]

@@ -26,7 +26,7 @@ from apps.facts.lexical import content_words, stem
 from apps.language.analysis import analyse
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
-from .builtin_dates import Validity, find_validity, mask, parse_days, parse_hours
+from .builtin_dates import Validity, dated_items, find_validity, mask, parse_days, parse_hours
 from .builtin_patterns import (
     ADDRESS_RE,
     ADVERB_OBJECT,
@@ -156,10 +156,11 @@ class BuiltinExtractor:
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:
-    seen: set[tuple[str, str]] = set()
+    """One candidate per subject and validity window (a list of dated hours gives one per day)."""
+    seen: set[tuple[str, str, date | None, date | None]] = set()
     out: list[Candidate] = []
     for cand in cands:
-        key = (topic_key(cand.topic), cand.aspect.lower())
+        key = (topic_key(cand.topic), cand.aspect.lower(), cand.valid_from, cand.valid_to)
         if key in seen:
             continue
         seen.add(key)
@@ -329,6 +330,9 @@ class _Run:
         qa = re.match(r"^(.{3,}?\?)\s+(.+)$", text)
         if qa and hint is None:
             return self.answer(qa.group(1), qa.group(2))
+        items = dated_items(text, self.context.learned_on)
+        if len(items) > 1:
+            return [c for item in items for c in self.sentence(item, hint, keep_general=keep_general)]
         validity = find_validity(text, self.context.learned_on)
         masked = mask(text, validity.spans)
         found = self.contacts(text)

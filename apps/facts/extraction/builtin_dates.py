@@ -1,9 +1,9 @@
 """Dates, days and times for the built-in extractor.
 
 - ``find_validity``: temporary phrasing ("until Dec 24", "from December 1 to February 28", "this week
-  only", "starting March 3", "today") resolved against the day the text was learned, choosing the next
-  occurrence on or after it. Seasons and recurring days ("during the summer", "every Tuesday") are not
-  dates: a fact said to hold then is not temporary.
+  only", "starting March 3", "closed December 25 and 26") read by the language layer's date finder
+  against the day the text was learned. Seasons and recurring days ("during the summer", "every
+  Tuesday") are not dates: a fact said to hold then is not temporary.
 - ``parse_hours``: opening-hours phrasing ("Mon-Fri 7am-3pm", "closed on Sundays", "until 6pm Monday
   to Friday", "at 7am, 12pm and 6pm", "24/7") as (days, value) pairs. Days never stated stay unknown.
 """
@@ -13,9 +13,18 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
+from functools import cache
+from itertools import pairwise
+from typing import TYPE_CHECKING
 
-from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD, MONTH_WORD, MONTHS
+from apps.language.analysis import analyse
+from apps.language.dates import DateMention, date_words, role_before
+
+from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD, split_label
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span
 
 # ----------------------------------------------------------------------------------------------
 # Temporary phrasing
@@ -32,162 +41,129 @@ class Validity:
         return self.valid_from is not None or self.valid_to is not None
 
 
-_ORD = r"(?:st|nd|rd|th)?"
-_DATE = re.compile(
-    rf"(?:{DAY_WORD},?\s+)?(?:(?P<m1>{MONTH_WORD})\s+(?P<d1>\d{{1,2}}){_ORD}\b"
-    rf"|(?:the\s+)?(?P<d2>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m2>{MONTH_WORD})(?![a-z]))"
-    r"(?:,?\s+(?P<y>20\d\d))?(?!\s*(?::\d|[ap]\.?m\b|%))"
-)
-_SAME_MONTH_END = re.compile(
-    rf"^\s*(?:-|to|through|thru|until|till)\s*(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|[ap]\.?m|%))"
-)
-_RANGE_JOIN = re.compile(r"^\s*(?:-|to|until|till|through|thru|and)\s*$", re.IGNORECASE)
-_PREFIX = re.compile(
-    r"(?i)\b(?P<word>from|between|starting(?: on| from)?|starts(?: on)?|start(?:ing)? on|as of|beginning|begins|"
-    r"effective(?: from)?|commencing|until|till|til|through|thru|up to(?: and including)?|ending|ends|"
-    r"on|by|before|since|after|in|of)\s+$"
-)
-_TO_WORDS = {"until", "till", "til", "through", "thru", "up to", "up to and including", "ending", "ends"}
-_FROM_WORDS = {"from", "starting", "starting on", "starting from", "starts", "starts on", "start on"}
-_FROM_WORDS |= {"starting on", "as of", "beginning", "begins", "effective", "effective from", "commencing"}
-_MONTH_ONLY = re.compile(
-    rf"(?i:\b(?:during|throughout|all of|for the month of|in))\s+(?P<m>{MONTH_WORD})(?!\s*\d)(?:\s+(?P<y>20\d\d))?"
-)
-_RELATIVE = re.compile(
-    r"(?i)\b(?:(?P<week>(?:for\s+)?this week)|(?P<weekend>this weekend)|(?P<nextweek>next week)|"
-    r"(?P<today>today|tonight)|(?P<tomorrow>tomorrow)|(?P<month>this month|until the end of the month))"
-    r"(?:\s+only)?\b"
-)
-
-
-def _month(name: str) -> int:
-    return MONTHS[name.lower().rstrip(".")[:3]]
-
-
-def _ymd(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
-def _next_on_or_after(month: int, day: int, year: int | None, after: date) -> date | None:
-    if year:
-        return _ymd(year, month, day)
-    found = _ymd(after.year, month, day)
-    if found is None or found < after:
-        found = _ymd(after.year + 1, month, day)
-    return found
-
-
-def _latest_on_or_before(month: int, day: int, year: int | None, before: date) -> date | None:
-    if year:
-        return _ymd(year, month, day)
-    found = _ymd(before.year, month, day)
-    if found is None or found > before:
-        found = _ymd(before.year - 1, month, day)
-    return found
-
-
-@dataclass
-class _Found:
-    start: int
-    end: int
-    month: int
-    day: int
-    year: int | None
-
-
-def _dates(text: str) -> list[_Found]:
-    found: list[_Found] = []
-    for m in _DATE.finditer(text):
-        month = _month(m.group("m1") or m.group("m2"))
-        day = int(m.group("d1") or m.group("d2"))
-        year = int(m.group("y")) if m.group("y") else None
-        if not 1 <= day <= 31:
-            continue
-        found.append(_Found(m.start(), m.end(), month, day, year))
-        tail = _SAME_MONTH_END.match(text, m.end())
-        if tail and m.group("m1") and int(tail.group(1)) > day:
-            found.append(_Found(tail.start(1), tail.end(), month, int(tail.group(1)), year))
-    return found
-
-
 def find_validity(text: str, learned_on: date) -> Validity:
-    """The validity window a sentence states, and the spans of text that stated it (to mask)."""
-    dates = _dates(text)
+    """The validity window a sentence states, and the spans of text that stated it (to mask).
+
+    The dates are the language layer's (apps.language.dates: ranges, lists, open ends, years written
+    once at the end), resolved from the day the text was learned. What is decided here is which of
+    them bound the fact, which no library knows: a window is a day, a range or a list of them ("closed
+    December 25 and 26" holds from the 25th to the 26th), "from"/"until" open one end, a month alone
+    bounds it only after "in"/"during" or with its year (seasonal hours "Apr-Oct" recur), and a
+    deadline ("order by Dec 20"), a recurring or bare weekday, a holiday named as such (read per year
+    by the answerer), or a date something happened on ("prices went up in April") bounds nothing.
+    Dates are masked either way, so no reader takes their numbers for times or prices."""
+    analysis = analyse(text, base_date=learned_on)
+    doc = analysis.doc
+    windows: list[tuple[date | None, date | None]] = []
     spans: list[tuple[int, int]] = []
-    valid_from: date | None = None
-    valid_to: date | None = None
-    i = 0
-    while i < len(dates):
-        cur = dates[i]
-        prefix = _PREFIX.search(text, 0, cur.start)
-        word = prefix.group("word").lower() if prefix else ""
-        start = prefix.start() if prefix else cur.start
-        nxt = dates[i + 1] if i + 1 < len(dates) else None
-        if nxt is not None and _RANGE_JOIN.match(text[cur.end : nxt.start]):
-            end_date = _next_on_or_after(nxt.month, nxt.day, nxt.year, learned_on)
-            start_date = _latest_on_or_before(cur.month, cur.day, cur.year, end_date) if end_date else None
-            if start_date and end_date:
-                valid_from, valid_to = start_date, end_date
-            spans.append((start, nxt.end))
-            i += 2
+    for mention in analysis.dates:
+        if mention.recurring or mention.holiday or mention.bare_weekday:
             continue
-        resolved = _next_on_or_after(cur.month, cur.day, cur.year, learned_on)
-        if word in _TO_WORDS:
-            valid_to = resolved
-        elif word in _FROM_WORDS:
-            valid_from = resolved
-        elif word in {"on", ""}:
-            valid_from = valid_to = resolved
-        spans.append((start, cur.end))
-        i += 1
-    if valid_from is None and valid_to is None:
-        valid_from, valid_to, more = _month_only(text, learned_on)
-        spans.extend(more)
-    if valid_from is None and valid_to is None:
-        valid_from, valid_to, more = _relative(text, learned_on)
-        spans.extend(more)
+        words = doc.char_span(mention.start_char, mention.end_char, alignment_mode="expand")
+        if words is None:
+            continue
+        role = role_before(doc, words.start)
+        if (
+            _whole_months(mention, words)
+            and not mention.explicit_year
+            and role not in date_words("month_window")
+        ):
+            continue  # a season ("Apr-Oct", "from November through February"): it recurs, left as text
+        said = role in _role_words() and words.start > role.count("_")
+        first = doc[words.start - role.count("_") - 1].idx if said else mention.start_char
+        spans.append((first, mention.end_char))
+        if role in date_words("not_a_window") or _tells_when_it_happened(words):
+            continue
+        windows.append((mention.start, mention.end))
+    valid_from, valid_to = _one_window(windows)
     if valid_from and valid_to and valid_to < valid_from:
         valid_from, valid_to = None, None
     return Validity(valid_from, valid_to, tuple(spans))
 
 
-def _month_only(text: str, learned_on: date) -> tuple[date | None, date | None, list[tuple[int, int]]]:
-    m = _MONTH_ONLY.search(text)
-    if not m:
-        return None, None, []
-    month = _month(m.group("m"))
-    year = int(m.group("y")) if m.group("y") else None
-    last = calendar.monthrange(year or learned_on.year, month)[1]
-    end = _next_on_or_after(month, last, year, learned_on)
-    if end is None:
-        return None, None, []
-    start = date(end.year, month, 1)
-    return max(start, learned_on) if year is None else start, end, [(m.start(), m.end())]
+#: Days between two dated windows of one sentence (under a week) up to which the fact holds across
+#: both ("November 20-22 and 27-29"); further apart ("December 25 and January 1"), the days between
+#: are not its.
+LIST_GAP_DAYS = 6
 
 
-def _relative(text: str, learned_on: date) -> tuple[date | None, date | None, list[tuple[int, int]]]:
-    m = _RELATIVE.search(text)
-    if not m:
-        return None, None, []
-    span = [(m.start(), m.end())]
-    sunday = learned_on + timedelta(days=6 - learned_on.weekday())
-    if m.group("week"):
-        return learned_on, sunday, span
-    if m.group("weekend"):
-        saturday = sunday - timedelta(days=1)
-        return max(saturday, learned_on), sunday, span
-    if m.group("nextweek"):
-        return sunday + timedelta(days=1), sunday + timedelta(days=7), span
-    if m.group("today"):
-        return learned_on, learned_on, span
-    if m.group("tomorrow"):
-        tomorrow = learned_on + timedelta(days=1)
-        return tomorrow, tomorrow, span
-    last = calendar.monthrange(learned_on.year, learned_on.month)[1]
-    return learned_on, date(learned_on.year, learned_on.month, last), span
+def _one_window(windows: list[tuple[date | None, date | None]]) -> tuple[date | None, date | None]:
+    """A fact has one window: the span of its dates when they lie close together, else the first of
+    them (a fact record holds one validity window; the extractor cuts separately stated items apart
+    before this, ``dated_items``)."""
+    if not windows:
+        return None, None
+    starts = [w[0] for w in windows if w[0] is not None]
+    ends = [w[1] for w in windows if w[1] is not None]
+    closed = sorted((a, b) for a, b in windows if a is not None and b is not None)
+    if any((later[0] - earlier[1]).days > LIST_GAP_DAYS for earlier, later in pairwise(closed)):
+        return closed[0]
+    return (min(starts) if starts else None), (max(ends) if ends else None)
+
+
+def dated_items(text: str, learned_on: date) -> list[str]:
+    """A sentence that lists several dated items, each saying its own thing ("Easter opening: Good
+    Friday 3 April 9am-5:30pm, Easter Sunday 5 April closed, Easter Monday 6 April 10am-4pm"), as one
+    sentence per item, the label kept on each; any other sentence as itself. Items are cut at the
+    commas and semicolons outside the dates."""
+    label, body, _ = split_label(text)
+    analysis = analyse(body, base_date=learned_on)
+    dated = [m for m in analysis.dates if not (m.recurring or m.bare_weekday) and m.start is not None]
+    if len(dated) < 2:
+        return [text]
+    inside = [(m.start_char, m.end_char) for m in analysis.dates]
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    for index, char in enumerate(body):
+        if char in ",;" and not any(a <= index < b for a, b in inside):
+            pieces.append((start, index))
+            start = index + 1
+    pieces.append((start, len(body)))
+    items = []
+    for a, b in pieces:
+        mine = [m for m in dated if a <= m.start_char < b]
+        rest = mask(body[a:b], [(m.start_char - a, m.end_char - a) for m in mine]).strip(" .")
+        if len(mine) != 1 or not rest:
+            return [text]  # one date per item, and something said beside it
+        items.append(body[a:b].strip().rstrip("."))
+    return [f"{label}: {item}" if label else item for item in items] if len(items) > 1 else [text]
+
+
+@cache
+def _role_words() -> frozenset[str]:
+    """Words before a date that belong to its phrase and are masked with it."""
+    names = ("open_start", "open_end", "not_a_window", "month_window")
+    return frozenset().union(*(date_words(n) for n in names)) | {"on", "between"}
+
+
+def _whole_months(mention: DateMention, words: Span) -> bool:
+    """A month or a run of months, no day named ("July", "Apr-Oct", "June to August 2026", "from
+    April")."""
+    if mention.start is None and mention.end is None:
+        return False
+    if mention.start is not None and mention.start.day != 1:
+        return False
+    if (
+        mention.end is not None
+        and mention.end.day != calendar.monthrange(mention.end.year, mention.end.month)[1]
+    ):
+        return False
+    return not any(t.like_num and len(t.text) <= 2 for t in words) and not mention.weekdays
+
+
+def _tells_when_it_happened(words: Span) -> bool:
+    """The date hangs on a verb in the past ("prices went up in April", "we have moved on May 3"):
+    it is when a change happened, not a window the fact holds in."""
+    token = words.root.head  # the verb the date hangs on, directly or through its preposition
+    if token.pos_ == "ADP":
+        token = token.head
+    if token.pos_ not in ("VERB", "AUX") or token is words.root:
+        return False
+    # Its subject is someone or something else ("prices"), not the date ("Dec 25 closed").
+    children = [c for c in token.children if not words.start <= c.i < words.end]
+    if token.tag_ == "VBD" and any(c.dep_ in ("nsubj", "nsubjpass") for c in children):
+        return True
+    return token.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in children)
 
 
 def mask(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> str:

@@ -28,6 +28,7 @@ import pytest
 
 from apps.facts.extraction.base import Candidate, ExtractionContext, ExtractionError
 from apps.facts.extraction.builtin import BuiltinExtractor
+from apps.facts.extraction.builtin_patterns import clean_np
 from tests.helpers import eval_path
 
 CASES_DIR = Path(__file__).parent / "extractor_cases"
@@ -256,3 +257,9 @@ def test_get_extractor_without_django_settings_is_builtin() -> None:
     from apps.facts.extraction.factory import get_extractor
 
     assert get_extractor().name == "builtin"
+
+
+def test_a_tail_of_days_and_times_is_not_part_of_a_subject() -> None:
+    assert clean_np("Cosmic skating Fri & Sat 8pm-11pm") == "Cosmic skating"
+    assert clean_np("Toddler swim Tuesday and Thursday 9:30") == "Toddler swim"
+    assert clean_np("Kids Saturday club") == "Kids club"  # a weekday inside a name is dropped, the rest kept

@@ -105,6 +105,25 @@ def test_short_unpunctuated_lines_are_separate_parts() -> None:
     ]
 
 
+def test_a_long_line_in_a_list_is_an_item_but_wrapped_prose_joins_up() -> None:
+    menu = (
+        "Tyre fitting: $15\n"
+        "Wheel alignment Mon to Fri before noon: $69 per car, 45 minutes, free recheck within 30 days\n"
+        "Puncture repair from $25 (most tyres)\n"
+        "Open Mon-Sat 8am-5pm"
+    )
+    assert [t for _, t in texts(menu)][1:3] == [
+        "Wheel alignment Mon to Fri before noon: $69 per car, 45 minutes, free recheck within 30 days",
+        "Puncture repair from $25 (most tyres)",
+    ]
+    prose = (
+        "Our groomers have looked after the dogs of this town for twenty years and every one of\n"
+        "Them is trained in handling nervous dogs, which is why so many owners come back to us\n"
+        "Again and again for baths, trims and nail clipping throughout the year."
+    )
+    assert len(texts(prose)) == 1
+
+
 def test_empty_and_long_input() -> None:
     assert split_parts("") == [] and split_parts("  \n\t ") == []
     long_parts = split_parts("word, " * 300)

@@ -7,7 +7,9 @@ import datetime as dt
 
 import pytest
 
-from apps.facts.extraction.builtin_dates import find_validity
+from apps.facts.extraction.base import ExtractionContext
+from apps.facts.extraction.builtin import BuiltinExtractor
+from apps.facts.extraction.builtin_dates import dated_items, find_validity
 
 D = dt.date
 LEARNED = D(2026, 11, 10)  # a Tuesday
@@ -64,9 +66,6 @@ def test_dates_far_apart_do_not_bound_the_days_between() -> None:
 
 
 def test_a_sentence_listing_dated_hours_gives_one_fact_per_day() -> None:
-    from apps.facts.extraction.base import ExtractionContext
-    from apps.facts.extraction.builtin import BuiltinExtractor
-
     text = (
         "Bank holiday opening: Friday 3 April 8am\u20131pm, Sunday 5 April CLOSED, Monday 6 April 10am-2pm."
     )
@@ -84,7 +83,5 @@ def test_a_sentence_listing_dated_hours_gives_one_fact_per_day() -> None:
 
 
 def test_a_list_of_dates_saying_one_thing_stays_one_sentence() -> None:
-    from apps.facts.extraction.builtin_dates import dated_items
-
     text = "Closed 24, 25 and 26 December, back on the 27th."
     assert dated_items(text, LEARNED) == [text]

@@ -531,12 +531,34 @@ def clean_np(phrase: str) -> str:
         if len(words) > 2 and _MEASURE_WORD.fullmatch(words[1]):
             break  # a number that measures, not one that counts: "10 hour block", "30 minute massage"
         words = words[1:]
+    words = _without_when_tail(words)
     words = [w for w in words if not _DAY_ONLY.match(w)]
     while len(words) > 1 and words[-1].lower() in UNIT_NOUNS | _TRAILING:
         words = words[:-1]
     if len(words) > 5:
         words = words[-3:]
     return " ".join(words).strip(" ,.;:-")
+
+
+_WHEN_JOINERS = {"&", "and", "or", "/", "-", "to", "till", "until", "from"}
+
+
+def _is_when(word: str) -> bool:
+    """A weekday or a clock time ("Fri", "9pm-midnight", "10:30")."""
+    low = word.lower().strip(",")
+    if _DAY_ONLY.match(word) or low in {"noon", "midday", "midnight"}:
+        return True
+    return any(c.isdigit() for c in low) and bool(re.search(r"(?:[ap]m|:\d\d)(?:$|-)", low))
+
+
+def _without_when_tail(words: list[str]) -> list[str]:
+    """A phrase's tail of weekdays and clock times says when, not what: "Cosmic bowling Fri & Sat
+    9pm-midnight" is "Cosmic bowling"."""
+    for index in range(1, len(words)):
+        tail = words[index:]
+        if _is_when(tail[0]) and all(_is_when(w) or w.lower() in _WHEN_JOINERS for w in tail):
+            return words[:index]
+    return words
 
 
 def display_np(phrase: str) -> str:

@@ -342,8 +342,17 @@ _CONTINUES = re.compile(
 )
 
 
+#: A line shorter than this is not a wrapped line of prose (wrapping happens near 70-80 characters).
+WRAPPED_LINE_CHARS = 60
+
+
 def _join_lines(lines: list[str]) -> str:
-    """Join a paragraph's lines; a short unpunctuated line followed by a capitalised one is a break."""
+    """Join a paragraph's lines; a short unpunctuated line followed by a capitalised one is a break.
+    In a block whose lines are mostly short (a list, a menu: wrapped prose has most lines near its
+    wrap width) a long one is an item too ("Cosmic bowling ...: $22 per person, 2 hours, shoes
+    included" before "Birthday parties from ...")."""
+    lengths = sorted(len(line.strip()) for line in lines if line.strip())
+    list_like = bool(lengths) and lengths[len(lengths) // 2] < WRAPPED_LINE_CHARS
     out = ""
     for idx, raw in enumerate(lines):
         line = _clean_inline(raw)
@@ -355,7 +364,7 @@ def _join_lines(lines: list[str]) -> str:
         prev = lines[idx - 1].strip()
         continues = _CONTINUES.search(prev) is not None  # "... Brooklyn and" / "Queens on weekdays."
         if (
-            len(prev) < 60
+            (len(prev) < WRAPPED_LINE_CHARS or list_like)
             and prev[-1:] not in ".!?:;,"
             and not continues
             and (line[:1].isupper() or line[:1].isdigit())

@@ -31,7 +31,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LexiconError", "co_hyponyms", "data_dir", "is_available", "verify_data"]
+__all__ = ["LexiconError", "co_hyponyms", "data_dir", "is_available", "verify_data", "word_classes"]
 
 PINS_FILE = Path(__file__).with_name("wordnet_sha256.json")
 #: Nouns joined through a common parent by at most this many edges count as kinds of one thing:
@@ -207,3 +207,14 @@ def co_hyponyms(a: str, b: str) -> bool:
         default=None,
     )
     return distance is not None and distance <= MAX_KIN_DISTANCE
+
+
+@lru_cache(maxsize=4096)
+def word_classes(word: str) -> frozenset[str]:
+    """The parts of speech English dictionaries give a word form, from lemminflect's tables
+    ("attendant" -> ADJ, NOUN; "open" -> ADJ, ADV, VERB); empty when it lists none. A check on the
+    tagger, which reads a capitalised first word of a fragment as a verb ("Attendant on duty")."""
+    # Lazy: lemminflect imports spaCy (about 2 s); most callers of this module never need it.
+    import lemminflect
+
+    return frozenset(lemminflect.getAllLemmas(word.lower()))

@@ -263,3 +263,22 @@ def test_a_tail_of_days_and_times_is_not_part_of_a_subject() -> None:
     assert clean_np("Cosmic skating Fri & Sat 8pm-11pm") == "Cosmic skating"
     assert clean_np("Toddler swim Tuesday and Thursday 9:30") == "Toddler swim"
     assert clean_np("Kids Saturday club") == "Kids club"  # a weekday inside a name is dropped, the rest kept
+
+
+@pytest.mark.parametrize(
+    ("line", "topic"),
+    [
+        ("Lifeguard on duty 9am-6pm", "Lifeguard"),
+        ("Front desk Mon-Fri 7am-7pm", "Front desk"),
+        ("Toddler splash time every Tuesday at 9:30", "Toddler splash time"),
+        ("Open Mon-Sat 8am-6pm", "Opening hours"),
+        ("Riverside Pool - Open 6am to 10pm, 7 days", "Opening hours"),
+        ("Good Friday 3 April 10am-2pm", "Opening hours"),
+    ],
+)
+def test_a_verbless_hours_line_gives_the_hours_of_what_it_names_first(line: str, topic: str) -> None:
+    context = ExtractionContext(
+        business_name="Riverside Pool", source_kind="website", learned_on=date(2026, 3, 2)
+    )
+    hours = [c for c in BuiltinExtractor().extract(line, context) if c.aspect.startswith("hours")]
+    assert hours and {c.topic for c in hours} == {topic}, hours

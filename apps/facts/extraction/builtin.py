@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from apps.facts.lexical import content_words, stem
-from apps.language.analysis import analyse
+from apps.language.analysis import Token, analyse
+from apps.language.holiday_names import mentions_holiday
+from apps.language.lexicon import word_classes
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
 from .builtin_dates import Validity, dated_items, find_validity, mask, parse_days, parse_hours
@@ -559,10 +561,49 @@ class _Run:
                 return self.topic(np)
         if hint is not None and hint.topic and hint.aspect.startswith("hours"):
             return hint.topic
+        named = self.named_before_times(body)
+        if named:
+            return self.topic(named)
         m = re.search(r"(?i)\bfor\s+(?:all\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)", body)
         if m and alias_topic(m.group(1)):
             return self.topic(m.group(1))
         return self.topic("Opening hours", alias=False)
+
+    def named_before_times(self, body: str) -> str:
+        """The thing whose hours a verbless line gives, named before its first day or time
+        ("Attendant on duty 8am-8pm", "Kitchen 11am-9pm", "Kids story time every Saturday at 10:30");
+        "" when that is the business, its opening hours, or nothing ("Open 6am to 11pm")."""
+        analysis = analyse(body, base_date=self.context.learned_on)
+        first = re.search(rf"\d|{DAY_WORD}", body)
+        end = min([first.start() if first else len(body), *(m.start_char for m in analysis.dates)])
+        words: list[Token] = []
+        nouns: list[Token] = []
+        for token in analysis.tokens:
+            if token.start_char >= end or (words and token.pos in ("ADP", "PUNCT", "VERB", "AUX")):
+                break  # the name ends at its preposition or verb ("Attendant on duty", "... - Open")
+            # The name starts the line; a first word tagged a verb that no dictionary lists as one is
+            # the tagger's slip on a fragment ("Attendant on duty").
+            named = token.pos in ("NOUN", "PROPN", "ADJ") or (
+                not words and token.pos == "VERB" and "VERB" not in word_classes(token.text)
+            )
+            if not (named or (words and token.pos == "PART")):
+                break
+            words.append(token)
+            if token.pos != "ADJ" and token.pos != "PART":
+                nouns.append(token)
+        if not nouns or all(t.lemma in {"hour", "opening", "time", "open"} for t in nouns):
+            return ""  # "Opening times", "Hours"
+        if nouns == words[:1] and "VERB" in word_classes(words[0].text):
+            return ""  # an imperative, not a name ("Book online 24/7", "Call 9-5")
+        name_end = nouns[-1].start_char + len(nouns[-1].text)
+        if body[name_end : name_end + 3] == "   " or mentions_holiday(
+            body[: end + 12], year=self.context.learned_on.year
+        ):
+            # Right before a date (masked here) or in a holiday's name, it names a day ("Easter
+            # Monday 6 April 10am-4pm"), not a thing.
+            return ""
+        name = body[words[0].start_char : nouns[-1].start_char + len(nouns[-1].text)]
+        return "" if self.is_self(name) else name
 
     # -- one clause -----------------------------------------------------------------------------
 

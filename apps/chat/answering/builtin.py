@@ -1294,9 +1294,12 @@ _SEASON_DAYS = 28
 
 def _out_of_season(f: _Fact, day: date) -> bool:
     """Whether a fact that holds every year is about a season the day is not in ("Winter hours
-    (Nov-Mar): 8am-6pm" for a day in May). By month and day, so the season recurs each year."""
+    (Nov-Mar): 8am-6pm" for a day in May; by month and day, so the season recurs each year), or
+    about holidays the day is none of ("closed on Thanksgiving" for a day in May)."""
     if f.rf.valid_from is not None or f.rf.valid_to is not None:
         return False
+    if _off_its_holidays(f, day):
+        return True
     seasons = [
         m
         for m in analyse(f.statement, base_date=f.rf.learned_at.date()).dates
@@ -1315,6 +1318,19 @@ def _out_of_season(f: _Fact, day: date) -> bool:
         return first <= asked <= last if first <= last else asked >= first or asked <= last
 
     return not any(covers(m.start, m.end) for m in seasons if m.start is not None and m.end is not None)
+
+
+def _off_its_holidays(f: _Fact, day: date) -> bool:
+    """A fact that holds every year names holidays, and the day is none of them (read in the day's
+    year) nor a weekday the fact names ("closed on Thanksgiving day, open Friday 8 to 6")."""
+    if not mentions_holiday(f.statement, year=day.year):
+        return False
+    dates = analyse(f.statement, base_date=date(day.year, 1, 1)).dates
+    holidays = {m.start for m in dates if m.holiday}
+    if not holidays:
+        return False
+    weekdays = {d for m in dates if not m.holiday for d in m.weekdays}
+    return day not in holidays and day.weekday() not in weekdays
 
 
 def _weekly_days(f: _Fact) -> set[int]:

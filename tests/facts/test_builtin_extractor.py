@@ -282,3 +282,17 @@ def test_a_verbless_hours_line_gives_the_hours_of_what_it_names_first(line: str,
     )
     hours = [c for c in BuiltinExtractor().extract(line, context) if c.aspect.startswith("hours")]
     assert hours and {c.topic for c in hours} == {topic}, hours
+
+
+@pytest.mark.parametrize(
+    ("line", "topic"),
+    [
+        ("Season pass: unlimited skating all winter for $149", "Season pass"),  # what it gives for the price
+        ("Stamp card: collect 9 stamps, get the 10th coffee free. Refills $2.", "Stamp card"),  # what to do
+        ("Bakery counter: Sourdough loaf $6", "Sourdough"),  # the item a label lists
+    ],
+)
+def test_a_labelled_line_whose_body_describes_the_label_is_about_the_label(line: str, topic: str) -> None:
+    context = ExtractionContext(business_name="Lakeside", source_kind="website", learned_on=date(2026, 3, 2))
+    topics = [c.topic for c in BuiltinExtractor().extract(line, context)]
+    assert topics and topics[0] == topic, topics

@@ -688,10 +688,21 @@ class _Run:
             if hint is not None and hint.topic:
                 return _Subject(hint.topic, hint.phrase, False, is_self=True)
             return _Subject("", "", True, is_self=True)
+        if label and not CONTEXT_LABEL.search(label) and not parse_days(label) and self.describes(raw):
+            return _Subject(self.topic(label), display_np(label), True)
         found = _Subject(self.topic(raw), display_np(raw), True)
         if found.topic:
             self.last = found
         return found
+
+    def describes(self, raw: str) -> bool:
+        """Whether the words before a labelled line's price describe the label's thing rather than
+        name another: what it gives "for" the price ("Unlimited Club: Deluxe every day for
+        $34.99/month") or what to do ("Loyalty card: buy 10 books, get $10 off")."""
+        tokens = [t for t in analyse(raw, base_date=self.context.learned_on).tokens if not t.is_punct]
+        if not tokens:
+            return False
+        return tokens[-1].lemma == "for" or (tokens[0].tag == "VB" and tokens[0].dep == "ROOT")
 
     # -- detail handlers ------------------------------------------------------------------------
 

@@ -280,18 +280,11 @@ def _month_end(day: dt.date) -> dt.date:
     return day.replace(day=calendar.monthrange(day.year, day.month)[1])
 
 
-def _year_before(day: dt.date) -> dt.date:
+def _add_year(day: dt.date, years: int = 1) -> dt.date:
     try:
-        return day.replace(year=day.year - 1)
+        return day.replace(year=day.year + years)
     except ValueError:  # 29 February
-        return day.replace(year=day.year - 1, day=28)
-
-
-def _add_year(day: dt.date) -> dt.date:
-    try:
-        return day.replace(year=day.year + 1)
-    except ValueError:  # 29 February
-        return day.replace(year=day.year + 1, day=28)
+        return day.replace(year=day.year + years, day=28)
 
 
 @dataclass
@@ -429,17 +422,17 @@ def _mention(
     prefer: str,
     *,
     month: Token | None = None,
-    year: Token | None = None,
+    list_year: Token | None = None,
 ) -> DateMention | None:
     """The date of doc[start:end], one item of a run; ``month`` is the month another item of the same
     list names, which a bare day number takes ("December 24 and 25": the 25th of December), and
-    ``year`` the year a later item names, which a date without one takes."""
+    ``list_year`` the year a later item names, which a date without one takes."""
     tokens = list(doc[start:end])
     classes = [_classify(t) for t in tokens]
     if month is not None and _NUM in classes and not {_MONTH, _REL, _DAY} & set(classes):
         tokens, classes = [*tokens, month], [*classes, _MONTH]
-    if year is not None and _MONTH in classes and _YEAR not in classes:
-        tokens, classes = [*tokens, year], [*classes, _YEAR]
+    if list_year is not None and _MONTH in classes and _YEAR not in classes:
+        tokens, classes = [*tokens, list_year], [*classes, _YEAR]
     cut = next(
         (
             i
@@ -497,8 +490,8 @@ def _mention(
         if last < first:
             if year is not None and right.has(_YEAR) and left.first(_YEAR) is year:
                 first = first.replace(year=first.year - 1)  # "Dec 24 - Jan 2 2027": the year is the end's
-            elif year is None and _year_before(first) <= last:
-                first = _year_before(first)  # in progress on the base day ("March 1-31" said on March 15)
+            elif year is None and _add_year(first, -1) <= last:
+                first = _add_year(first, -1)  # in progress on the base day ("March 1-31" said on March 15)
             else:
                 last = _add_year(last)
         return replace(template, kind="range", start=first, end=last, explicit_year=explicit_year)
@@ -567,7 +560,7 @@ def find_dates(
             )
             # A year written once, at the end of a list, is every item's ("November 20-22 and 27-29, 2027").
             year = None if years[index] else next((y for y in years[index + 1 :] if y is not None), None)
-            mention = _mention(doc, item_start, item_end, base, prefer, month=month, year=year)
+            mention = _mention(doc, item_start, item_end, base, prefer, month=month, list_year=year)
             if mention is not None:
                 mentions.append(mention)
     holidays = _holidays(doc, base, region, mentions)

@@ -602,7 +602,7 @@ class _Run:
             # Right before a date (masked here) or in a holiday's name, it names a day ("Easter
             # Monday 6 April 10am-4pm"), not a thing.
             return ""
-        name = body[words[0].start_char : nouns[-1].start_char + len(nouns[-1].text)]
+        name = body[words[0].start_char : name_end]
         return "" if self.is_self(name) else name
 
     # -- one clause -----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache
 from itertools import pairwise
@@ -106,12 +106,17 @@ def dated_items(text: str, learned_on: date) -> list[str]:
     Friday 3 April 9am-5:30pm, Easter Sunday 5 April closed, Easter Monday 6 April 10am-4pm"), as one
     sentence per item, the label kept on each; any other sentence as itself. Items are cut at the
     commas and semicolons outside the dates."""
-    label, body, _ = split_label(text)
-    analysis = analyse(body, base_date=learned_on)
-    dated = [m for m in analysis.dates if not (m.recurring or m.bare_weekday) and m.start is not None]
+    label, body, offset = split_label(text)
+    # The sentence's own parse (the one find_validity reads too), its dates moved onto the body.
+    mentions = [
+        replace(m, start_char=m.start_char - offset, end_char=m.end_char - offset)
+        for m in analyse(text, base_date=learned_on).dates
+        if m.start_char >= offset
+    ]
+    dated = [m for m in mentions if not (m.recurring or m.bare_weekday) and m.start is not None]
     if len(dated) < 2:
         return [text]
-    inside = [(m.start_char, m.end_char) for m in analysis.dates]
+    inside = [(m.start_char, m.end_char) for m in mentions]
     pieces: list[tuple[int, int]] = []
     start = 0
     for index, char in enumerate(body):

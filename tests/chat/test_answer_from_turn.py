@@ -58,3 +58,21 @@ def test_a_misspelt_item_is_answered_with_its_own_price_only(bakery) -> None:
     (reply,) = conversation(bakery, "how much is the sourdogh")
     assert "$8.50" in reply, reply
     assert "$7" not in reply and "$6" not in reply, reply
+
+
+@pytest.mark.django_db
+def test_a_yes_from_an_owner_reply_carries_the_rest_of_that_reply(make_business) -> None:
+    """An owner's reply answers one question, but the extractor files its parts under several topics
+    (the service, its price); the "yes" read from it brings the reply's price along."""
+    from apps.facts.services import owner_answer_record
+
+    shop = make_business("stitch", "Stitch & Frame Upholstery")
+    with tenant_context(shop):
+        owner_fact_add(topic="Opening hours", statement="Open Tuesday to Saturday, 9 AM to 5 PM.")
+        owner_answer_record(
+            question="Do you recover boat cushions?",
+            answer="yes, marine vinyl cushions $60 per cushion, about a week",
+        )
+    (reply,) = conversation(shop, "Do you recover boat cushions?")
+    assert reply.startswith("Yes"), reply
+    assert "$60" in reply, reply

@@ -73,3 +73,25 @@ def test_someone_elses_phone_number_is_not_the_business_contact():
     )
     assert phones("How can I reach you?", "Call us at (555) 020-1234.") == ["(555) 020-1234"]
     assert phones("How can I reach you?", "Call Maple Grove Vet at (555) 020-1234.") == ["(555) 020-1234"]
+
+
+def test_a_date_range_is_not_a_phone_number():
+    """ "July 13-24 2026" has digits enough for a phone number; read as one, it became the business's
+    contact number and the sentence's price was never read."""
+    from datetime import date
+
+    from apps.facts.extraction.base import ExtractionContext
+    from apps.facts.extraction.builtin import BuiltinExtractor
+
+    context = ExtractionContext(
+        business_name="Clayworks Pottery", source_kind="owner_answer", learned_on=date(2026, 5, 2),
+        question="Do you run a kids' summer camp?",
+    )  # fmt: skip
+    found = BuiltinExtractor().extract(
+        "Yes, the kids clay camp runs August 10-21 2026, afternoons, $240 for the two weeks.", context
+    )
+    assert [c for c in found if c.aspect == "phone"] == []
+    assert "$240" in {c.value for c in found if c.aspect.startswith("price")}
+    # a real number beside a date is still found
+    found = BuiltinExtractor().extract("From June 3 call us on (555) 014-2290 instead.", context)
+    assert [c.value for c in found if c.aspect == "phone"] == ["(555) 014-2290"]

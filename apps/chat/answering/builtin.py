@@ -42,6 +42,7 @@ from apps.chat.answering.base import (
     partial_unknown_reply,
     unknown_reply,
 )
+from apps.facts.models import SourceKind
 from apps.language.analysis import analyse
 from apps.language.holiday_names import mentions_holiday
 from apps.language.spelling import Speller
@@ -1822,18 +1823,30 @@ def _clause_with(f: _Fact, targets: list[str]) -> str:
 
 
 def _extra_detail(f: _Fact, facts: list[_Fact], targets: list[str]) -> list[_Fact]:
-    """After "Yes — Sunny Bakery makes wedding cakes." one more fact on the same thing, a price first."""
+    """After "Yes — Sunny Bakery makes wedding cakes." one more fact on the same thing, a price first.
+
+    An owner's reply is one answer to one question ("Do you do banners?" / "yes, vinyl banners $18 per
+    square foot, 2-3 days"), which the extractor files under several topics. When the "yes" comes from
+    such a reply, the rest of it that retrieval kept is part of the answer too, whatever its topic."""
+    replies = _owner_replies(f)
     same = [
         g
         for g in facts
         if g is not f
-        and g.topic == f.topic
         and g.state != "upcoming"
-        and all(s in g.stems for s in targets if s in f.stems)
+        and (
+            (g.topic == f.topic and all(s in g.stems for s in targets if s in f.stems))
+            or bool(replies & _owner_replies(g))
+        )
         and not _negated_stems(g) & set(targets)
     ]
     same.sort(key=lambda g: ("price" not in g.concepts, g.order))
     return same[:1]
+
+
+def _owner_replies(f: _Fact) -> set[tuple[str, str]]:
+    """The owner answers a fact was read from (each answer is its own source)."""
+    return {(s.kind, s.ref) for s in f.rf.sources if s.kind == SourceKind.OWNER_ANSWER}
 
 
 def _is_list_for(q: _Question, f: _Fact) -> bool:

@@ -432,10 +432,14 @@ class _Run:
             url = m.group(0).rstrip(".")
             out.append(self._cand(contact, "website", url, f"{possessive(self.biz)} website is {url}."))
             blocked.append((m.start(), m.end()))
+        # A run of digits the date reader read as a date ("July 13-24 2026", "2025-26") is not a number.
+        dates = [(d.start_char, d.end_char) for d in analyse(text, base_date=self.context.learned_on).dates]
         for m in PHONE_RE.finditer(text):
             phone = m.group(1).strip()
             digits = re.sub(r"\D", "", phone)
             if not 7 <= len(digits) <= 15 or any(a <= m.start() < b for a, b in blocked):
+                continue
+            if any(m.start(1) < b and a < m.end(1) for a, b in dates):
                 continue
             if re.fullmatch(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d", phone):
                 continue  # a span of years

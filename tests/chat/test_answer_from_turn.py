@@ -76,3 +76,22 @@ def test_a_yes_from_an_owner_reply_carries_the_rest_of_that_reply(make_business)
     (reply,) = conversation(shop, "Do you recover boat cushions?")
     assert reply.startswith("Yes"), reply
     assert "$60" in reply, reply
+
+
+@pytest.mark.django_db
+def test_the_business_name_in_a_statement_is_no_evidence_of_its_subject(make_business) -> None:
+    """Statements are written in the business's name; its words matched a question about something
+    else ("Do you do hot yoga?" was answered "No" from a fact about prams), while a word of the name
+    is still what the business does ("Do you do yoga for kids?" is answered by its kids' classes)."""
+    from apps.facts.services import owner_answer_record
+
+    studio = make_business("lotus", "Lotus Lane Yoga")
+    with tenant_context(studio):
+        owner_answer_record(
+            question="Can I bring my pram?", answer="we've only got the one small room so no prams, sorry!"
+        )
+        owner_answer_record(question="Any kids classes?", answer="yes, kids classes Saturdays 10am, $12")
+    hot, kids = conversation(studio, "Do you do aerial hammock yoga?", "Do you do yoga for children?")
+    assert not hot.startswith("No"), hot
+    assert "pram" not in hot, hot
+    assert kids.startswith("Yes"), kids

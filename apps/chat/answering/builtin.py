@@ -488,7 +488,9 @@ class _Fact:
 _STATE_ORDER = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}
 
 
-def _load(context: list[RenderedTopic], similarity: dict[int, float] | None = None) -> list[_Fact]:
+def _load(
+    context: list[RenderedTopic], similarity: dict[int, float] | None = None, business: str = ""
+) -> list[_Fact]:
     facts: list[_Fact] = []
     similarity = similarity or {}
     for topic in context:
@@ -496,7 +498,7 @@ def _load(context: list[RenderedTopic], similarity: dict[int, float] | None = No
         for rf in topic.facts:
             if looks_like_instruction(rf.statement):
                 continue
-            st = stems_of(rf.statement)
+            st = stems_of(_without_name(rf.statement, business))
             facts.append(
                 _Fact(
                     rf=rf,
@@ -512,6 +514,15 @@ def _load(context: list[RenderedTopic], similarity: dict[int, float] | None = No
                 )
             )
     return facts
+
+
+def _without_name(statement: str, business: str) -> str:
+    """The statement without the business's own name: statements are written in its name ("Kneaded
+    Relief Massage has only one room, so no couples"), and the words of the name are then no evidence
+    of what the fact is about ("Do you do lymphatic drainage massage?" is not ruled out by it)."""
+    if not business.strip():
+        return statement
+    return re.sub(rf"(?i){re.escape(business.strip())}(?:'s)?", " ", statement)
 
 
 # --- the question ---------------------------------------------------------------------------------------
@@ -874,7 +885,7 @@ class BuiltinAnswerer:
         hints: RetrievalHints | None = None,
     ) -> Answer:
         hints = hints or RetrievalHints()
-        facts = _load(context, hints.similarity)
+        facts = _load(context, hints.similarity, business_name)
         # Retrieval found the facts with the repaired question ("sourdogh" -> "sourdough"): read that
         # form too, or the misspelt word matches nothing in the facts it found. Retrieval repairs only
         # when its own match is weak, and "sourdogh" is close enough to Sourdough in meaning, so a
@@ -1683,9 +1694,11 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
         )
         if named_exception or rules_out:
             return _Reply("answer", [_sentence(f)], [f.id], prefix="No, " if _plain_negative(f) else "No — ")
-    # 2. A fact that names it, positively and without conditions: "Yes".
+    # 2. A fact that names it, positively and without conditions: "Yes". A word of the business's own
+    #    name is what it does ("Do you do nails for children?" at a nail bar): the rest must be named.
+    named = [s for s in targets if s not in trade] or targets
     for f in ranked:
-        if targets and all(_covered(s, f, broad=False) for s in targets) and verb_ok(f):
+        if named and all(_covered(s, f, broad=False) for s in named) and verb_ok(f):
             negated = _negated_stems(f)
             if any(s in negated for s in targets if s in f.stems):
                 continue

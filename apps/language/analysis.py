@@ -138,6 +138,25 @@ class Analysis:
         )
 
     @property
+    def has_finite_verb(self) -> bool:
+        """Whether the text states something: a verb inflected for tense or a modal ("Vouchers never
+        expire", "Lessons ran late", "We can deliver"), by the tagger rather than a list of verbs."""
+        return any(t.tag in _FINITE_TAGS for t in self.tokens)
+
+    @property
+    def imperative(self) -> bool:
+        """Whether the first sentence is a command ("Relax and unwind with us", "Come and see us"):
+        its root a bare verb with no subject of its own."""
+        first = self.sentences[0] if self.sentences else None
+        roots = [
+            t for t in self.tokens if t.dep == "ROOT" and (first is None or t.start_char < first.end_char)
+        ]
+        if not roots or roots[0].tag != "VB":
+            return False
+        root = roots[0]
+        return not any(t.head == root.i and t.dep in ("nsubj", "nsubjpass", "expl") for t in self.tokens)
+
+    @property
     def dated(self) -> DateMention | None:
         """The first mention of a calendar day or period (not a recurring weekday): the date a
         question is about."""
@@ -181,6 +200,10 @@ def local_date(base: dt.date | dt.datetime, tz: str | dt.tzinfo | None) -> dt.da
             return base.astimezone(zone).date()
         return base.date()
     return base
+
+
+#: Penn Treebank tags of a finite verb: present (VBZ, VBP), past (VBD), modal (MD).
+_FINITE_TAGS = frozenset({"VBZ", "VBP", "VBD", "MD"})
 
 
 @cache

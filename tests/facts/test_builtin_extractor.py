@@ -228,6 +228,17 @@ def test_general_sentences_are_kept_and_filler_is_dropped() -> None:
     assert len(story) == 1 and "1998" in story[0].statement
     for filler in ("Thanks for visiting!", "We love our customers!", "Welcome!", "Taste the difference."):
         assert extractor.extract(filler, ctx()) == [], filler
+    # A command is filler whatever its verb; the business's name alone is a heading, not a fact.
+    for filler in ("Unwind and recharge with us.", "Grab a friend and climb.", "** NORTHSIDE NURSERY **"):
+        assert extractor.extract(filler, ctx(business_name="Northside Nursery")) == [], filler
+    # A statement with a verb of any kind is kept, an exclamation mark or not (the tagger, not a
+    # list of verbs, finds the verb).
+    for kept, words in (
+        ("Seedling trays never expire!", "never expire"),
+        ("Our compost bags weigh twenty kilos.", "weigh twenty"),
+    ):
+        (found,) = extractor.extract(kept, ctx(business_name="Northside Nursery"))
+        assert words in found.statement, (kept, found)
 
 
 def test_deterministic_and_fast() -> None:

@@ -46,9 +46,7 @@ from .builtin_patterns import (
     EMAIL_RE,
     FEE_ASPECTS,
     FILLER_START,
-    FINITE,
     FREE_RE,
-    IMPERATIVE,
     INSURANCE_RE,
     LEAD,
     NOT_FREE_BEFORE,
@@ -1145,15 +1143,14 @@ class _Run:
         words = [w.lower() for w in re.findall(r"[A-Za-z][\w'-]*", t)]
         if not words or FILLER_START.match(t):
             return True
+        if self.biz_words and set(words) <= self.biz_words | {"the"}:
+            return True  # the business's name alone: a page's heading or logo text
         if self.specific(t):
             return False
-        if (
-            t.endswith("!")
-            or set(words) & {"you", "your", "you're", "yours", "you'll"}
-            or set(words) & SENTIMENT
-        ):
+        if set(words) & {"you", "your", "you're", "yours", "you'll"} or set(words) & SENTIMENT:
             return True
-        return not FINITE.search(t) or words[0] in IMPERATIVE
+        read = analyse(t, base_date=self.context.learned_on)
+        return not read.has_finite_verb or read.imperative
 
     def general(self, text: str, hint: _Q | None, validity: Validity) -> Candidate:
         """A sentence with no recognised pattern, kept whole as one fact."""

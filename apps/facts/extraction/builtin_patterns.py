@@ -832,12 +832,6 @@ FINITE = re.compile(
 )
 
 
-IMPERATIVE = {
-    "breathe", "ride", "find", "come", "enjoy", "discover", "relax", "treat", "join", "try", "taste", "explore",
-    "let", "get", "be", "make", "imagine", "feel", "stay", "keep", "live", "dream", "shop", "unwind",
-}  # fmt: skip
-
-
 PERSON = re.compile(
     r"^(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Chef)\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,2}$|^(?:Dr|Mr|Mrs|Ms|Prof)\b"
 )

@@ -63,7 +63,7 @@ from apps.facts.models import (
 )
 from apps.facts.schedules import reread_schedule_set
 from apps.facts.signals import announce_topics_changed
-from apps.facts.subjects import compare_many, similarity_provider
+from apps.facts.subjects import alternatives, compare_many, similarity_provider
 from apps.integrations.llm import LLMError, LLMResponseError, llm_config_from_settings
 from apps.tenants.db import current_schema
 from apps.tenants.selectors import current_business_name
@@ -344,7 +344,9 @@ def _folded(topic_name: str, aspect: str) -> tuple[str, str, bool]:
     "Colour copies" / "price". Returns (name, aspect, folded)."""
     base, sep, variant = aspect.partition(" for ")
     if sep and variant.strip() and 0 < len(base.split()) <= _MAX_VARIANT_BASE_WORDS:
-        return f"{variant.strip()} {topic_name}", base.strip(), True
+        # Each of the row's names takes the variant ("Remedial / deep tissue" at "60 min").
+        named = " / ".join(f"{variant.strip()} {name}" for name in alternatives(topic_name))
+        return named, base.strip(), True
     return topic_name, aspect, False
 
 

@@ -37,6 +37,7 @@ from typing import Protocol
 from apps.facts.extraction.base import singular
 from apps.language import lexicon
 from apps.language.pipeline import parse
+from apps.language.units import canonical_units
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ __all__ = [
     "Phrase",
     "SimilarityProvider",
     "SubjectMatch",
+    "alternatives",
     "analyse",
     "compare",
     "compare_many",
@@ -114,6 +116,12 @@ class Phrase:
     qualifiers: frozenset[str]  # lemmas of the other content words, default qualifiers dropped
     numbers: frozenset[str]  # numbers in the name ("12" of "12-inch pizza")
     proper: frozenset[str] = frozenset()  # qualifiers tagged as proper nouns ("sunday", a brand)
+    nouns: frozenset[str] = frozenset()  # words that can only be nouns, a number's unit aside
+    units: frozenset[str] = frozenset()  # a number's unit ("min" of "60 min")
+
+    @property
+    def words(self) -> frozenset[str]:
+        return self.qualifiers | {self.head}
 
 
 def _units(text: str) -> list[tuple[list[str], str, bool, bool]]:
@@ -143,15 +151,20 @@ def analyse(text: str) -> Phrase:
     cached = _phrases.get(text)
     if cached is not None:
         return cached
-    words = [u for u in _units(text) if u[1] not in _FUNCTION_POS]
+    # Units by their canonical names: "60 min", "60-minute" and "60 minutes" are one number and unit.
+    words = [u for u in _units(canonical_units(text)) if u[1] not in _FUNCTION_POS]
     if not words:
         phrase = Phrase(text=text, head="", qualifiers=frozenset(), numbers=frozenset())
     else:
         # The head: the parse's root unless it is an adjective or adverb ("hours" of "hours sunday",
         # "cut" of "cut & style", "insurance" of "insurance: cigna"), else the last word: English
         # compounds end in their head ("gift vouchers"; "small tattoo", where the root is "small").
-        roots = [i for i, u in enumerate(words) if u[2] and u[1] not in ("ADJ", "ADV")]
-        at = roots[0] if roots else len(words) - 1
+        # A number's unit measures the thing and is never its head ("60 minute facial").
+        unit = {i for i in range(1, len(words)) if words[i - 1][3] and not words[i][3]}
+        named = [i for i, u in enumerate(words) if i not in unit and not u[3]]
+        roots = [i for i in named if words[i][2] and words[i][1] not in ("ADJ", "ADV")]
+        others = named or [len(words) - 1]
+        at = roots[0] if roots else others[-1]
         lemmas = list(words[at][0])
         if words[at][1] not in _NOUN_POS:  # a name's head is a noun whatever the tagger says ("cleanings")
             lemmas[-1] = _noun_lemma(lemmas[-1])
@@ -165,9 +178,22 @@ def analyse(text: str) -> Phrase:
             qualifiers=frozenset(pieces - DEFAULT_QUALIFIERS),
             numbers=frozenset("-".join(u[0]) for u in words if u[3]),
             proper=frozenset(p for i, u in enumerate(words) if i != at and u[1] == "PROPN" for p in u[0]),
+            nouns=frozenset(
+                p
+                for i, u in enumerate(words)
+                if u[1] in _NOUN_POS and not u[3] and i not in unit and not _can_modify(u[0])
+                for p in u[0]
+            ),
+            units=frozenset(p for i in unit for p in words[i][0]),
         )
     _phrases.put(text, phrase)
     return phrase
+
+
+def _can_modify(lemmas: list[str]) -> bool:
+    """Whether a word the tagger read as a noun can be an adjective: at the end of a short name the
+    tagger takes most words for nouns ("remedial" of "45 min remedial"); the dictionary knows better."""
+    return len(lemmas) == 1 and "ADJ" in lexicon.word_classes(lemmas[0])
 
 
 def _noun_lemma(word: str) -> str:
@@ -279,6 +305,11 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
         return SubjectMatch(False, similarity, "different", "a name without a content word")
     if a.numbers != b.numbers:
         return SubjectMatch(False, similarity, "variant", "different numbers")
+    for short, long in ((a, b), (b, a)):
+        if _elliptical(short, long):
+            return SubjectMatch(
+                True, similarity, "ellipsis", f'"{short.text}" is "{long.text}" with its noun left out'
+            )
     only_a, only_b = _only(a, b)
     synonyms = False
     if only_a and only_b:  # two qualifiers: two variants, unless they mean the same ("car" / "vehicle")
@@ -317,6 +348,15 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
     return SubjectMatch(False, score, "different", f"different head nouns ({a.head} / {b.head})")
 
 
+def _elliptical(short: Phrase, long: Phrase) -> bool:
+    """Whether ``short`` is ``long`` with its noun left out: a name of modifiers only, every word of
+    it in the other name ("Remedial 60" of "Remedial massage 60 min", "Monthly" of "Monthly
+    membership"). Prose drops the noun the page's list already said; a name that keeps a noun of its
+    own ("Dog" / "Dog food") is a thing, not an ellipsis."""
+    modifiers = short.words - short.numbers - short.units
+    return bool(modifiers) and not short.nouns and long.head not in short.words and short.words < long.words
+
+
 def _kinds_of_one_thing(a: str, b: str) -> bool:
     """WordNet's co-hyponym test, or False (the embedding alone decides) where WordNet is unavailable."""
     return lexicon.is_available() and lexicon.co_hyponyms(a, b)
@@ -345,12 +385,43 @@ def compare_many(
     if not others:
         return []
     provider = (provider or _provider) if use_provider else None
+    found = _compare_names(text, others, provider)
+    # A name of alternatives ("Remedial / deep tissue") is the same subject as either of them.
+    for left in alternatives(text)[1:] if len(alternatives(text)) > 1 else []:
+        found = [_better(f, g) for f, g in zip(found, _compare_names(left, others, provider), strict=True)]
+    for i, other in enumerate(others):
+        for right in alternatives(other) if len(alternatives(other)) > 1 else []:
+            for left in alternatives(text):
+                found[i] = _better(found[i], _compare_names(left, [right], provider)[0])
+    return found
+
+
+def _compare_names(
+    text: str, others: Sequence[str], provider: SimilarityProvider | None
+) -> list[SubjectMatch]:
     a = analyse(" ".join(text.split()))
     bs = [analyse(" ".join(o.split())) for o in others]
     if provider is None:
         return [decide(a, b, None, None) for b in bs]
     limits = Thresholds(provider.threshold, provider.qualifier_threshold, provider.synonym_threshold)
     return [decide(a, b, sim, limits) for b, sim in zip(bs, similarities(provider, a, bs), strict=True)]
+
+
+def _better(a: SubjectMatch, b: SubjectMatch) -> SubjectMatch:
+    if a.same != b.same:
+        return a if a.same else b
+    return a if (a.similarity or 0.0) >= (b.similarity or 0.0) else b
+
+
+#: "Remedial / deep tissue", "Cut/blow-dry": a slash after a word offers two names for one thing
+#: ("24/7", "1/2 price" are not names: the slash must follow a letter).
+_ALTERNATIVES = re.compile(r"(?<=[^\W\d_])\s*/\s*(?=\w)")
+
+
+def alternatives(name: str) -> list[str]:
+    """The names a name offers ("Remedial / deep tissue" -> ["Remedial", "deep tissue"])."""
+    parts = [p.strip() for p in _ALTERNATIVES.split(name) if p.strip()]
+    return parts or [name]
 
 
 def compare(a: str, b: str, *, provider: SimilarityProvider | None = None) -> SubjectMatch:

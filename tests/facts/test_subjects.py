@@ -189,7 +189,7 @@ def test_the_owner_splits_a_merge_and_both_subjects_are_live_again(business):
 
 def test_head_nouns_decide_variants_and_inflections():
     assert analyse("Gift Cards").head == "card" and analyse("kids' haircuts").qualifiers == {"kid"}
-    assert analyse("30-minute massage").numbers == {"30-minute"}
+    assert analyse("30-minute massage").numbers == {"30"} and analyse("30-minute massage").units == {"minute"}
     assert compare("brake pads", "brake pad").same
     assert not compare("small pizza", "large pizza").same
     assert compare("hours sunday", "hours saturday").method == "variant"
@@ -290,3 +290,37 @@ def test_a_number_that_measures_stays_in_the_subject_and_the_newer_price_wins(bu
     owner("How much is the 4 hour block?", "The 4 hour block is $170 now.", 10)
     (live,) = live_about("block")
     assert live.value == "$170", [(f.topic.name, f.statement) for f in live_about("block")]
+
+
+PHYSIO_LIST = """Treatments
+Sports / injury rehab
+  30 min ..... $70
+  60 min ..... $120
+Dry needling add-on ..... $20
+"""
+
+
+def test_a_name_of_alternatives_with_its_noun_left_out_is_the_row_it_names(business):
+    # The list's row "Sports / injury rehab" at "60 min"; the owner writes "injury 60" (the noun and
+    # the unit left out), a later document "injury rehab 1 hour" (the unit in other words). One subject:
+    # the owner's answer wins and the document's conflicting value is a disagreement.
+    website(PHYSIO_LIST, 0)
+    owner("how much is an hour of injury rehab?", "injury 60 is $125 now", 10)
+    document("Price list: injury rehab 60 minutes $128, injury rehab 30 minutes $72.", 20)
+    sixty = sorted(
+        f.value for f in live_about("60") + live_about("1 hour") if "rehab" in f.topic.name.lower()
+    )
+    live = {f.value for f in Fact.objects.filter(status=FactStatus.LIVE) if f.value}
+    assert "$125" in live and "$120" not in live and "$128" not in live, (sixty, live)
+    assert "$72" in live and "$70" not in live, live  # the newer document's 30 min replaces the list's
+    assert Disagreement.objects.exists()
+
+
+def test_ellipsis_needs_a_name_of_modifiers_only():
+    assert compare("Deluxe", "Deluxe car wash").same
+    assert compare("private 45", "private lesson 45 min").same
+    assert not compare("Car", "Car wash").same  # a noun of its own: another thing
+    assert not compare("Deluxe", "Basic wash").same
+    assert not compare("private 45", "private lesson 60 min").same
+    assert not compare("60 min", "Relaxation massage 60 min").same  # a unit alone names nothing
+    assert compare("60-minute facial", "Facial 60 mins").same  # units by their canonical names

@@ -46,6 +46,7 @@ from apps.facts.models import SourceKind
 from apps.language.analysis import analyse
 from apps.language.holiday_names import mentions_holiday
 from apps.language.spelling import Speller
+from apps.language.units import canonical_units
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedFact, RenderedTopic
@@ -163,7 +164,7 @@ def stems_of(text: str) -> dict[str, float]:
     still meets "gluten free"); two adjacent words joined 0.99 when written apart ("wi fi"): as good as a
     word for matching, but never counted as a word of the question's own (see _subject)."""
     out: dict[str, float] = {}
-    canon = _canon(text).lower()
+    canon = _canon(canonical_units(text)).lower()  # "60 min" and "60-minute" meet as "60 minute"
     for raw in re.findall(r"\d+(?:[.,:]\d+)*|[a-z0-9]+(?:[-'][a-z0-9]+)*", canon):
         parts = [p for p in re.split(r"[-']", raw) if p]
         whole = "".join(parts) if "-" in raw else raw.split("'")[0]

@@ -1,0 +1,73 @@
+"""Units of measure written after a number ("60 min", "2 hrs", "a 60-minute massage", "10 km"),
+named canonically by pint's unit registry: "min", "mins" and "minutes" are all "minute", so two sources
+that write one duration or distance differently still say the same thing."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["canonical_units", "unit_name"]
+
+#: A number and the word right after it ("60 min", "60-minute", "2hrs"): the only place a short word
+#: is read as a unit ("in", "at" and "am" are units to pint too, and words everywhere else).
+_NUMBER_WORD = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(\s*-?\s*)([A-Za-z]{2,})\b")
+
+#: What a small business measures: durations, distances, weights and volumes.
+_DIMENSIONS = ({"[time]": 1}, {"[length]": 1}, {"[mass]": 1}, {"[length]": 3})
+#: A unit of the human scale, in base units (a millimetre or a milligram to a few decades): pint also
+#: knows "am" (attometre) and "pm" (picometre), which after a number are times of day.
+_SCALE = (1e-7, 1e9)
+
+_lock = threading.Lock()
+_registry: Any = None
+
+
+def _units() -> Any:
+    global _registry
+    with _lock:
+        if _registry is None:
+            # Lazy: building pint's registry costs about half a second, paid once per process.
+            import pint
+
+            # pint warns that "mins" could also be milli-inches, then takes minutes, as a reader does.
+            logging.getLogger("pint.util").setLevel(logging.ERROR)
+            _registry = pint.UnitRegistry()
+        return _registry
+
+
+@lru_cache(maxsize=4096)
+def unit_name(word: str) -> str | None:
+    """The canonical name of a unit of measure ("hrs" -> "hour", "km" -> "kilometer"), or None."""
+    import pint  # loaded by _units() already; only for its error classes
+    from spacy.lang.en.stop_words import STOP_WORDS  # spaCy is loaded by the language layer anyway
+
+    if word.lower() in STOP_WORDS:
+        return None  # "2 in 1", "3 at once": a word, not pint's inch or atmosphere
+    registry = _units()
+    try:
+        unit = registry.parse_units(word.lower())
+    except (pint.errors.PintError, AttributeError, ValueError, TypeError):
+        return None  # not a unit; pint's parser raises AttributeError on some bare words
+    if dict(unit.dimensionality) not in _DIMENSIONS:
+        return None
+    base = float(registry.Quantity(1, unit).to_base_units().magnitude)
+    if not _SCALE[0] <= base <= _SCALE[1]:
+        return None
+    return str(unit)
+
+
+def canonical_units(text: str) -> str:
+    """``text`` with every unit after a number written as its canonical name: "a 60-min massage, 2hrs"
+    -> "a 60 minute massage, 2 hour"."""
+    if not any(ch.isdigit() for ch in text):
+        return text
+
+    def named(m: re.Match[str]) -> str:
+        name = unit_name(m.group(3))
+        return f"{m.group(1)} {name}" if name else m.group(0)
+
+    return _NUMBER_WORD.sub(named, text)

@@ -307,3 +307,20 @@ def test_a_labelled_line_whose_body_describes_the_label_is_about_the_label(line:
     context = ExtractionContext(business_name="Lakeside", source_kind="website", learned_on=date(2026, 3, 2))
     topics = [c.topic for c in BuiltinExtractor().extract(line, context)]
     assert topics and topics[0] == topic, topics
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("I stopped doing mobile repairs in 2025, sorry!", "stopped doing mobile repairs"),
+        ("we carry spare chains for most bikes", "carries spare chains"),
+        ("We have a ramp at the side door.", "has a ramp"),
+    ],
+)
+def test_we_and_i_become_the_business_with_the_verb_agreeing(answer: str, expected: str) -> None:
+    """ "I stopped" became "<business> stoppeds": the third person is lemminflect's, and a verb already
+    in the past stays as it is."""
+    (found,) = BuiltinExtractor().extract(
+        answer, ctx(business_name="Pedal Doctor", source_kind="owner_answer", question="Do you do repairs?")
+    )
+    assert expected in found.statement, found.statement

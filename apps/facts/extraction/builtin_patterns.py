@@ -414,15 +414,6 @@ SENTIMENT = {
     "welcoming",
 }
 
-IRREGULAR_3SG = {
-    "have": "has",
-    "do": "does",
-    "go": "goes",
-    "be": "is",
-    "are": "is",
-    "can": "can",
-    "will": "will",
-}
 MODALS = {
     "can",
     "cannot",
@@ -440,19 +431,24 @@ MODALS = {
 
 
 def conjugate_3sg(verb: str) -> str:
-    """Third person singular of an English base verb ("offer" -> "offers", "carry" -> "carries")."""
+    """Third person singular of an English verb as "we" or "I" used it ("offer" -> "offers", "carry"
+    -> "carries", "have" -> "has"), by lemminflect's tables; a form already inflected for the past or
+    the third person stays ("we stopped" -> "stopped", not "stoppeds"). An unknown word takes an "s"."""
+    # Lazy: lemminflect imports spaCy's token extensions; the language layer has loaded spaCy already.
+    from lemminflect import getAllInflections, getAllLemmas, getInflection
+
     low = verb.lower()
-    if low in IRREGULAR_3SG:
-        return IRREGULAR_3SG[low]
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")) and not low.endswith("ss"):
-        if low.endswith("s") and not low.endswith(("us", "is")):
-            return verb  # already conjugated ("offers")
-        return verb + "es"
-    if low.endswith("ss"):
-        return verb + "es"
-    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
+    if low in MODALS:
+        return verb
+    lemma = (getAllLemmas(low).get("VERB") or (low,))[0]
+    forms = getAllInflections(lemma, upos="VERB")
+    inflected = {f for tag in ("VBD", "VBN", "VBG", "VBZ") for f in forms.get(tag, ())}
+    if low != lemma and low in inflected and low not in forms.get("VBP", ()):
+        return verb
+    third = getInflection(lemma, tag="VBZ")
+    if not third:
+        return verb if low.endswith("s") else verb + "s"
+    return verb[:1] + third[0][1:] if verb[:1].isupper() else third[0]
 
 
 def capitalise(text: str) -> str:

@@ -138,3 +138,25 @@ def test_hash_ignores_whitespace_only() -> None:
     assert part_hash("Sourdough is $8.") != part_hash("Sourdough is $9.")
     parts = split_parts("Open Monday.\n\nOpen   Monday.")
     assert parts[0].hash == parts[1].hash == part_hash("Open Monday.")
+
+
+def test_a_sentence_opening_with_its_price_goes_on_about_the_label_before_it() -> None:
+    text = "Pottery taster nights: every Thursday in March. $55 with clay and two firings. Aprons provided."
+    texts = [p.text for p in split_parts(text)]
+    assert "Pottery taster nights: $55 with clay and two firings." in texts, texts
+    assert "Aprons provided." in texts  # a sentence with a subject of its own is left as it is
+
+
+def test_the_continued_sentence_is_priced_under_the_label() -> None:
+    from datetime import date
+
+    from apps.facts.extraction.base import ExtractionContext
+    from apps.facts.extraction.builtin import BuiltinExtractor
+
+    found = BuiltinExtractor().extract(
+        "Kayak sunset tour: Fridays in July. $65, 2 hours, all gear included.",
+        ExtractionContext(
+            business_name="Inlet Paddle Co", source_kind="document", learned_on=date(2026, 5, 1)
+        ),
+    )
+    assert ("Kayak sunset tour", "$65") in {(c.topic, c.value) for c in found}, found

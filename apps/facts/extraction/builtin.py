@@ -97,13 +97,12 @@ from .builtin_patterns import (
     price_value,
     resolve,
     sentence_end,
-    split_label,
     split_list,
     split_verb,
     statement_aspect,
     words_of,
 )
-from .parts import normalise, split_sentences
+from .parts import continued, normalise, split_label, split_sentences
 from .tables import RowCell
 
 
@@ -150,8 +149,10 @@ class BuiltinExtractor:
             found = run.answer(question, normalise(text))
         else:
             found = []
+            label = ""
             for sentence in split_sentences(text):
-                found.extend(run.sentence(sentence))
+                found.extend(run.sentence(continued(sentence, label)))
+                label = split_label(sentence)[0]
         return _dedupe(found)
 
 

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from apps.language.analysis import analyse
 from apps.language.dates import DateMention, date_words, role_before
 
-from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD, split_label
+from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD
+from .parts import split_label
 
 if TYPE_CHECKING:
     from spacy.tokens import Span

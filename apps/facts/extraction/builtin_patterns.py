@@ -746,24 +746,6 @@ _MARKER = re.compile(
 )
 
 
-def _ends_in_year(label: str) -> bool:
-    last = label.split()[-1]
-    return len(label.split()) > 1 and len(last) == 4 and last.isdigit() and 1900 <= int(last) <= 2199
-
-
-def split_label(text: str) -> tuple[str, str, int]:
-    """("Holiday flyer", "Sourdough loaves $10.", offset) for "Holiday flyer: Sourdough loaves $10."."""
-    m = re.match(r"^\s*([^:.!?$£€]{1,60}?):\s+(\S.*)$", text)
-    # A number before the colon is a time ("9:30") unless it is a heading's year ("Rate card 2026:").
-    if (
-        not m
-        or re.search(r"https?$", m.group(1))
-        or (m.group(1)[-1].isdigit() and not _ends_in_year(m.group(1)))
-    ):
-        return "", text, 0
-    return m.group(1).strip(), m.group(2), m.start(2)
-
-
 def clauses_of(body: str, offset: int) -> list[tuple[str, int]]:
     """Cut a sentence into clauses at ";", ", but" and at "and" joining two statements."""
     cuts: list[tuple[int, int]] = []

@@ -196,6 +196,37 @@ _OPENERS = {
 }
 
 
+def _ends_in_year(label: str) -> bool:
+    last = label.split()[-1]
+    return len(label.split()) > 1 and len(last) == 4 and last.isdigit() and 1900 <= int(last) <= 2199
+
+
+def split_label(text: str) -> tuple[str, str, int]:
+    """("Holiday flyer", "Sourdough loaves $10.", offset) for "Holiday flyer: Sourdough loaves $10."."""
+    m = re.match(r"^\s*([^:.!?$£€]{1,60}?):\s+(\S.*)$", text)
+    # A number before the colon is a time ("9:30") unless it is a heading's year ("Rate card 2026:").
+    if (
+        not m
+        or re.search(r"https?$", m.group(1))
+        or (m.group(1)[-1].isdigit() and not _ends_in_year(m.group(1)))
+    ):
+        return "", text, 0
+    return m.group(1).strip(), m.group(2), m.start(2)
+
+
+#: A sentence that opens with its price ("$175 with a festive set, 15 min.").
+_OPENS_WITH_PRICE = re.compile(r"\s*[$£€]\s?\d")
+
+
+def continued(sentence: str, label: str) -> str:
+    """A sentence that opens with its price has no subject of its own: it goes on about what the
+    sentence before it was labelled with ("Christmas minis: November 20-22. $175, 15 min." -> the
+    minis are $175)."""
+    if label and _OPENS_WITH_PRICE.match(sentence) and not split_label(sentence)[0]:
+        return f"{label}: {sentence.lstrip()}"
+    return sentence
+
+
 def split_parts(text: str) -> list[Part]:
     """Split markdown-ish text into parts under their heading breadcrumb. Empty text gives []."""
     if not text or not text.strip():
@@ -216,7 +247,9 @@ def split_parts(text: str) -> list[Part]:
     def flush() -> None:
         nonlocal block
         if para:
-            for unit in split_sentences(_join_lines(para)):
+            label_before = ""
+            for sentence in split_sentences(_join_lines(para)):
+                unit, label_before = continued(sentence, label_before), split_label(sentence)[0]
                 cells = read_inline(unit)  # "Meeting rooms $28/hour for members, $45 for others."
                 for cell in cells:
                     _emit(parts, breadcrumb(), cell.text(), block, row=cell)

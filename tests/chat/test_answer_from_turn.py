@@ -95,3 +95,16 @@ def test_the_business_name_in_a_statement_is_no_evidence_of_its_subject(make_bus
     assert not hot.startswith("No"), hot
     assert "pram" not in hot, hot
     assert kids.startswith("Yes"), kids
+
+
+@pytest.mark.django_db
+def test_an_age_in_the_question_is_held_against_a_minimum_age(make_business) -> None:
+    range_ = make_business("bullseye", "Bullseye Archery Range")
+    with tenant_context(range_):
+        owner_fact_add(topic="Age policy", statement="Shooters must be 12 or over; under 16 with a parent.")
+        owner_fact_add(topic="Lessons", statement="Beginner lessons are $35 an hour.")
+    young, older = conversation(
+        range_, "my son is turning 10, can he have a go?", "I'm 30, can I book a lesson?"
+    )
+    assert young.startswith("No") and "12" in young, young
+    assert older.startswith("Yes") or "$35" in older, older

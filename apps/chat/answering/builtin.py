@@ -43,6 +43,7 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.facts.models import SourceKind
+from apps.language.ages import minimum_age, stated_age
 from apps.language.analysis import analyse
 from apps.language.holiday_names import mentions_holiday
 from apps.language.spelling import Speller
@@ -515,15 +516,6 @@ def _load(
                 )
             )
     return facts
-
-
-def _without_name(statement: str, business: str) -> str:
-    """The statement without the business's own name: statements are written in its name ("Kneaded
-    Relief Massage has only one room, so no couples"), and the words of the name are then no evidence
-    of what the fact is about ("Do you do lymphatic drainage massage?" is not ruled out by it)."""
-    if not business.strip():
-        return statement
-    return re.sub(rf"(?i){re.escape(business.strip())}(?:'s)?", " ", statement)
 
 
 # --- the question ---------------------------------------------------------------------------------------
@@ -1061,6 +1053,9 @@ def _spelled(question: str, context: list[RenderedTopic]) -> str:
 
 
 def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
+    aged = _age_reply(q, facts)
+    if aged is not None:
+        return aged
     if q.kind == "days":
         return _days_reply(q, facts, business, on)
     if q.kind == "time":
@@ -1068,6 +1063,23 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
     if q.kind in ("offer", "accept"):
         return _closed_that_day(q, facts) or _closed_on_days(q, facts) or _offer_reply(q, facts, business, on)
     return _wh_reply(q, facts, business)
+
+
+def _age_reply(q: _Question, facts: list[_Fact]) -> _Reply | None:
+    """A question that gives someone's age ("I'm 17, can I get tattooed?") against a fact that sets a
+    minimum age ("Must be 18+"): no below it (said plainly when the rule has exceptions), yes at or
+    above it. Of several such facts, the one sharing most of the question's other words."""
+    age = stated_age(q.text)
+    if age is None:
+        return None
+    rules = [(rule, f) for f in facts if (rule := minimum_age(f.statement)) is not None]
+    if not rules:
+        return None
+    words = {s for s in q.stems if not s[:1].isdigit()}
+    rule, f = max(rules, key=lambda item: (len(words & set(item[1].stems)), -item[1].order))
+    if age >= rule.years:
+        return _Reply("answer", [_sentence(f)], [f.id], prefix="Yes — ")
+    return _Reply("answer", [_sentence(f)], [f.id], prefix="" if rule.conditional else "No — ")
 
 
 def _idf(facts: list[_Fact]) -> dict[str, float]:

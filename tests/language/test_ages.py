@@ -1,0 +1,39 @@
+"""Ages in questions and minimum ages in statements (apps.language.ages)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.language.ages import MinimumAge, minimum_age, stated_age
+
+
+@pytest.mark.parametrize(
+    ("question", "age"),
+    [
+        ("im 16, can I do the climbing course?", 16),
+        ("Can my 9 year old join the junior club?", 9),
+        ("my 7yo wants a party here", 7),
+        ("She's 15 - is that ok for the escape room?", 15),
+        ("We are 6 of us, any discount?", None),  # a group, not an age
+        ("Are you open at 17:30?", None),
+        ("Can 12 people book the room?", None),
+    ],
+)
+def test_the_age_a_question_gives(question: str, age: int | None) -> None:
+    assert stated_age(question) == age
+
+
+@pytest.mark.parametrize(
+    ("statement", "rule"),
+    [
+        ("Must be 18+ with valid photo ID.", MinimumAge(18, False)),
+        ("Riders must be 12 or over.", MinimumAge(12, False)),
+        ("Ages 5 and up welcome.", MinimumAge(5, False)),
+        ("Minimum age 16 for the ropes course.", MinimumAge(16, False)),
+        ("Players 14+ unless with a paying adult.", MinimumAge(14, True)),
+        ("Groups of 2-8 players, $25+ per head.", None),
+        ("Open 24/7.", None),
+    ],
+)
+def test_the_minimum_age_a_statement_sets(statement: str, rule: MinimumAge | None) -> None:
+    assert minimum_age(statement) == rule

@@ -141,7 +141,10 @@ class Analysis:
     def has_finite_verb(self) -> bool:
         """Whether the text states something: a verb inflected for tense or a modal ("Vouchers never
         expire", "Lessons ran late", "We can deliver"), by the tagger rather than a list of verbs."""
-        return any(t.tag in _FINITE_TAGS for t in self.tokens)
+        # A base form with a subject of its own is a present tense the tagger took for VB ("Members
+        # get 24/7 access"): English spells the two alike.
+        subjects = {t.head for t in self.tokens if t.dep in ("nsubj", "nsubjpass")}
+        return any(t.tag in _FINITE_TAGS or (t.tag == "VB" and t.i in subjects) for t in self.tokens)
 
     @property
     def imperative(self) -> bool:

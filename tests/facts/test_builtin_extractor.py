@@ -324,3 +324,13 @@ def test_we_and_i_become_the_business_with_the_verb_agreeing(answer: str, expect
         answer, ctx(business_name="Pedal Doctor", source_kind="owner_answer", question="Do you do repairs?")
     )
     assert expected in found.statement, found.statement
+
+
+def test_hours_in_a_sentence_of_its_own_keep_who_they_are_for() -> None:
+    """ "Members with a dedicated desk or office get 24/7 keycard access" became "Members at <business>:
+    24/7", and a hot-desk member was told the same."""
+    found = BuiltinExtractor().extract(
+        "Members with a dedicated desk or office get 24/7 keycard access.",
+        ctx(business_name="Old Mill Works"),
+    )
+    assert any("dedicated desk or office" in c.statement for c in found), found

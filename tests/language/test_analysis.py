@@ -82,3 +82,15 @@ def test_a_table_row_and_a_price_list_line() -> None:
     assert [a.value for a in row.amounts] == [85]
     line = analyse("Margherita ........ $12\nPepperoni ........ $14", base_date=BASE)
     assert [str(a.value) for a in line.amounts] == ["12", "14"]
+
+
+def test_a_statement_has_a_finite_verb_a_fragment_or_a_command_has_none() -> None:
+    def read(text: str):
+        return analyse(text, base_date=dt.date(2026, 12, 1))
+
+    assert read("Gift vouchers never expire.").has_finite_verb
+    # the small model tags "get" VB here; with a subject of its own it is a present tense
+    assert read("Members with a dedicated desk or office get 24/7 keycard access.").has_finite_verb
+    assert not read("Free parking behind the shop.").has_finite_verb
+    assert read("Relax and unwind with us.").imperative
+    assert not read("Lessons run weekly.").imperative

@@ -511,10 +511,12 @@ class _Run:
                 value = spec.value
             if len(specs) == 1 and hint is not None and hint.declarative and not full_clause(text):
                 statement = sentence_end(f"{hint.declarative} {lower_first(text)}")
-            elif len(specs) == 1 and re.search(
-                r"(?i)\b(?:available|served|open|opens|closed|closes|runs?|is|are|will|offered)\b|'s\b|'re\b",
-                text,
+            elif len(specs) == 1 and (
+                analyse(text, base_date=self.context.learned_on).has_finite_verb
+                or re.search(r"(?i)\b(?:available|served|open|closed|offered)\b", text)
             ):
+                # A sentence of its own ("Members with a desk get 24/7 keycard access") is kept as
+                # written: a template of days and times would drop who or what the hours are for.
                 statement = resolve(text, self.biz, hint.phrase if hint else None)
             else:
                 statement = self.hours_statement(

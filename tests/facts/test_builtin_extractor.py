@@ -334,3 +334,15 @@ def test_hours_in_a_sentence_of_its_own_keep_who_they_are_for() -> None:
         ctx(business_name="Old Mill Works"),
     )
     assert any("dedicated desk or office" in c.statement for c in found), found
+
+
+def test_a_phrasal_verbs_particle_is_not_part_of_the_topic() -> None:
+    found = BuiltinExtractor().extract(
+        "yes, we collect them every morning",
+        ctx(
+            business_name="Tidy Paws",
+            source_kind="owner_answer",
+            question="Do you drop off cats after grooming?",
+        ),
+    )
+    assert found and all(not c.topic.lower().startswith("off") for c in found), found

@@ -968,7 +968,7 @@ def split_verb(vp: str) -> tuple[str, str]:
     rest = words[1:]
     if rest:
         two = f"{verb} {rest[0].lower()}"
-        if two in OFFER_VERBS or two in VERB_TOPICS:
+        if two in OFFER_VERBS or two in VERB_TOPICS or _is_particle(words[0], rest[0], " ".join(rest[1:])):
             verb, rest = two, rest[1:]
     # Coordinated verbs share the object: "cancel or change my order", "pick up and deliver bikes",
     # "buy or trade in used bikes" (the object is "my order", not "or change my order").
@@ -982,6 +982,16 @@ def split_verb(vp: str) -> tuple[str, str]:
 
 
 _VERB_PARTICLES = {"up", "in", "out", "off", "over", "back", "down", "away"}
+
+
+def _is_particle(verb: str, word: str, rest: str) -> bool:
+    """Whether ``word`` is the particle of a phrasal verb ("pick up dogs", "drop off bikes"), by the
+    parser: a particle belongs to the verb, not to the object's name (the topic was "Up dogs")."""
+    # Lazy: the language layer loads spaCy on first use; this module is imported without it.
+    from apps.language.pipeline import parse
+
+    doc = parse(f"we {verb} {word} {rest}".strip())
+    return len(doc) > 2 and doc[2].dep_ == "prt"
 
 
 _MONTH = (

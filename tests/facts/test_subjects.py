@@ -324,3 +324,10 @@ def test_ellipsis_needs_a_name_of_modifiers_only():
     assert not compare("private 45", "private lesson 60 min").same
     assert not compare("60 min", "Relaxation massage 60 min").same  # a unit alone names nothing
     assert compare("60-minute facial", "Facial 60 mins").same  # units by their canonical names
+
+
+def test_an_owners_answer_with_a_price_per_variant_meets_each_row(business):
+    website("Season pass: $300 adult, $180 child\n", 0)
+    owner("how much is the season pass?", "season is $320 now for adults, kids still $180", 10)
+    live = {f.value for f in Fact.objects.filter(status=FactStatus.LIVE) if f.value}
+    assert "$320" in live and "$300" not in live and "$180" in live, live

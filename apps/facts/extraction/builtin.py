@@ -103,7 +103,7 @@ from .builtin_patterns import (
     words_of,
 )
 from .parts import continued, normalise, split_label, split_sentences
-from .tables import RowCell
+from .tables import RowCell, read_inline
 
 
 def _without_dates(text: str, on: date) -> str:
@@ -154,6 +154,27 @@ class BuiltinExtractor:
                 found.extend(run.sentence(continued(sentence, label)))
                 label = split_label(sentence)[0]
         return _dedupe(found)
+
+
+def _after_copula(sentence: str) -> str:
+    """What follows a short subject and its verb before the first amount ("monthly is $95 ..." ->
+    "$95 ..."): the subject is the question's item, said again in other words."""
+    first = PRICE_RE.search(sentence)
+    if first is None:
+        return sentence
+    head = re.match(
+        r"(?i)^(?:\W*(?:yes|yep|yeah|sure)\b[\s,!.]*)?(?:(?:[\w'-]+\s+){0,3}?(?:is|are|'s)\s+)?",
+        sentence[: first.start()],
+    )
+    return sentence[head.end() :] if head else sentence
+
+
+def _variant_words(variant: str, on: date) -> str:
+    """A cell's variant without its adverbs and leading "for" ("now for adults" -> "adults")."""
+    words = [t.text for t in analyse(variant, base_date=on).tokens if t.pos not in ("ADV", "PUNCT")]
+    if words and words[0].lower() == "for":
+        words = words[1:]
+    return " ".join(words)
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:
@@ -1179,6 +1200,24 @@ class _Run:
 
     # -- owner questions and answers ------------------------------------------------------------
 
+    def variant_prices(self, sentence: str, q: _Q) -> list[Candidate]:
+        """An answer to a price question that gives one price per variant ("monthly is $95 now for
+        adults, students still $75"): one fact per variant of the asked item, as a list line
+        ("Monthly membership: $89 adult, $75 student") gives, so each meets its own row."""
+        if not q.topic or not q.aspect.startswith("price"):
+            return []
+        cells = read_inline(f"{q.phrase or q.topic}: {_after_copula(sentence)}")
+        if len(cells) < 2:
+            return []
+        variants = [_variant_words(c.variant, self.context.learned_on) for c in cells]
+        if not all(variants) or len(set(variants)) < len(variants):
+            return []
+        return [
+            cand
+            for cell, variant in zip(cells, variants, strict=True)
+            for cand in self.row_cell(cell.model_copy(update={"item": q.topic, "variant": variant}))
+        ]
+
     def answer(self, question: str, text: str) -> list[Candidate]:
         """An answer to a question: its details, plus the yes/no the question asked, never nothing."""
         q = self.question(question)
@@ -1202,7 +1241,7 @@ class _Run:
         found: list[Candidate] = []
         uncovered = False
         for sentence in split_sentences(rest) if rest else []:
-            got = self.sentence(sentence, q, keep_general=False)
+            got = self.variant_prices(sentence, q) or self.sentence(sentence, q, keep_general=False)
             uncovered = uncovered or self.uncovered or (not got and not self.is_filler(sentence))
             found.extend(got)
         if (

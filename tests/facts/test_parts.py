@@ -160,3 +160,13 @@ def test_the_continued_sentence_is_priced_under_the_label() -> None:
         ),
     )
     assert ("Kayak sunset tour", "$65") in {(c.topic, c.value) for c in found}, found
+
+
+def test_a_sentence_pointing_back_at_a_date_is_dated_on_its_own() -> None:
+    text = "Thanksgiving, Thursday November 26, 2026: open 7am-noon. No custom cake orders that day."
+    texts = [p.text for p in split_parts(text)]
+    assert "No custom cake orders on Thursday November 26, 2026." in texts, texts
+    # without a date before it, nothing is invented
+    assert [p.text for p in split_parts("Closed for stocktake. No deliveries that day.")][-1] == (
+        "No deliveries that day."
+    )

@@ -102,7 +102,7 @@ from .builtin_patterns import (
     statement_aspect,
     words_of,
 )
-from .parts import continued, normalise, split_label, split_sentences
+from .parts import continued, dated_back, normalise, split_label, split_sentences
 from .tables import RowCell, read_inline
 
 
@@ -149,10 +149,10 @@ class BuiltinExtractor:
             found = run.answer(question, normalise(text))
         else:
             found = []
-            label = ""
+            label, before = "", ""
             for sentence in split_sentences(text):
-                found.extend(run.sentence(continued(sentence, label)))
-                label = split_label(sentence)[0]
+                found.extend(run.sentence(dated_back(continued(sentence, label), before)))
+                label, before = split_label(sentence)[0], sentence
         return _dedupe(found)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
@@ -227,6 +228,27 @@ def continued(sentence: str, label: str) -> str:
     return sentence
 
 
+#: "that day", "that weekend": a date the sentence before named.
+_THAT_DAY = re.compile(r"(?i)\b(?:on\s+)?that\s+(?:day|date|weekend)\b")
+
+
+def dated_back(sentence: str, before: str) -> str:
+    """A sentence that points back at the date of the one before it ("No wash & fold service that
+    day.") with that date written out, so that the sentence is dated on its own."""
+    if not _THAT_DAY.search(sentence) or not any(ch.isdigit() for ch in before):
+        return sentence
+    # Lazy: the language layer parses on first use; few sentences point back at a date. Only the
+    # date's words are taken, so the day it is resolved against does not matter.
+    from apps.language.analysis import analyse
+
+    named = [
+        m
+        for m in analyse(before, base_date=date.today()).dates
+        if m.start is not None and not (m.recurring or m.holiday or m.bare_weekday)
+    ]
+    return _THAT_DAY.sub(f"on {named[0].text}", sentence, count=1) if named else sentence
+
+
 def split_parts(text: str) -> list[Part]:
     """Split markdown-ish text into parts under their heading breadcrumb. Empty text gives []."""
     if not text or not text.strip():
@@ -247,9 +269,10 @@ def split_parts(text: str) -> list[Part]:
     def flush() -> None:
         nonlocal block
         if para:
-            label_before = ""
+            label_before, before = "", ""
             for sentence in split_sentences(_join_lines(para)):
-                unit, label_before = continued(sentence, label_before), split_label(sentence)[0]
+                unit = dated_back(continued(sentence, label_before), before)
+                label_before, before = split_label(sentence)[0], sentence
                 cells = read_inline(unit)  # "Meeting rooms $28/hour for members, $45 for others."
                 for cell in cells:
                     _emit(parts, breadcrumb(), cell.text(), block, row=cell)

@@ -387,11 +387,13 @@ def compare_many(
     provider = (provider or _provider) if use_provider else None
     found = _compare_names(text, others, provider)
     # A name of alternatives ("Remedial / deep tissue") is the same subject as either of them.
-    for left in alternatives(text)[1:] if len(alternatives(text)) > 1 else []:
+    lefts = alternatives(text)
+    for left in lefts[1:]:
         found = [_better(f, g) for f, g in zip(found, _compare_names(left, others, provider), strict=True)]
     for i, other in enumerate(others):
-        for right in alternatives(other) if len(alternatives(other)) > 1 else []:
-            for left in alternatives(text):
+        rights = alternatives(other)
+        for right in rights if len(rights) > 1 else []:
+            for left in lefts:
                 found[i] = _better(found[i], _compare_names(left, [right], provider)[0])
     return found
 

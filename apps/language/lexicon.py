@@ -31,7 +31,15 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LexiconError", "co_hyponyms", "data_dir", "is_available", "verify_data", "word_classes"]
+__all__ = [
+    "LexiconError",
+    "co_hyponyms",
+    "counts_beings",
+    "data_dir",
+    "is_available",
+    "verify_data",
+    "word_classes",
+]
 
 PINS_FILE = Path(__file__).with_name("wordnet_sha256.json")
 #: Nouns joined through a common parent by at most this many edges count as kinds of one thing:
@@ -218,3 +226,25 @@ def word_classes(word: str) -> frozenset[str]:
     import lemminflect
 
     return frozenset(lemminflect.getAllLemmas(word.lower()))
+
+
+#: WordNet's lexicographer files of living things and of groups of them ("players", "people", "dogs").
+_BEING_FILES = frozenset({"noun.person", "noun.group", "noun.animal"})
+
+
+@lru_cache(maxsize=4096)
+def counts_beings(noun: str) -> bool | None:
+    """Whether a counted noun counts people or animals ("players", "people", "students", "dogs")
+    rather than things ("rooms", "pages"), by the lexicographer file of its commonest sense (or, for
+    "person", a sense that is the root of the people file); None when WordNet lacks the word or
+    cannot be loaded. Used to tell whether "6 of us" can be held against "5-8 players" (yes) or
+    "all three rooms" (no)."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return None
+    senses = wordnet.synsets(noun.replace(" ", "_"), pos="n")
+    if not senses:
+        return None
+    first = senses[0]
+    return first.lexname() in _BEING_FILES or any(s.lexname() == "noun.person" for s in first.hyponyms()[:1])

@@ -10,7 +10,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["canonical_units", "unit_name"]
+__all__ = ["canonical_units", "convert", "same_dimension", "unit_name"]
 
 #: A number and the word right after it ("60 min", "60-minute", "2hrs"): the only place a short word
 #: is read as a unit ("in", "at" and "am" are units to pint too, and words everywhere else).
@@ -71,3 +71,20 @@ def canonical_units(text: str) -> str:
         return f"{m.group(1)} {name}" if name else m.group(0)
 
     return _NUMBER_WORD.sub(named, text)
+
+
+def same_dimension(a: str, b: str) -> bool:
+    """Whether two canonical unit names measure one thing ("mile" / "kilometer": yes; "mile" / "hour": no)."""
+    import pint  # loaded by _units() already; only for its error classes
+
+    registry = _units()
+    try:
+        return bool(registry.parse_units(a).dimensionality == registry.parse_units(b).dimensionality)
+    except (pint.errors.PintError, AttributeError, ValueError, TypeError, AssertionError):
+        return False  # a name pint cannot parse measures nothing we can compare
+
+
+def convert(value: float, unit: str, to: str) -> float:
+    """``value`` in ``unit`` expressed in ``to`` (both canonical names of one dimension)."""
+    registry = _units()
+    return float(registry.Quantity(value, unit).to(to).magnitude)

@@ -45,6 +45,7 @@ from apps.chat.answering.base import (
 from apps.facts.models import SourceKind
 from apps.language.ages import minimum_age, stated_age
 from apps.language.analysis import analyse
+from apps.language.conditions import Bound, bounds, fit
 from apps.language.holiday_names import mentions_holiday
 from apps.language.spelling import Speller
 from apps.language.units import canonical_units
@@ -548,6 +549,8 @@ class _Question:
     verb: str | None = None  # the stem of the question's own verb ("stock" in "Do you stock X?")
     modifiers: set[str] = field(default_factory=set)  # stems of words modifying a noun
     numbers: set[str] = field(default_factory=set)  # numbers the question gives, not in a date
+    # A verb and the particle right after it ("locked out", "pick up"): stems of the two words.
+    particles: list[tuple[str, str]] = field(default_factory=list)
     on: date = date.min  # the day the question is asked
 
 
@@ -637,16 +640,24 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     start = dated.day_about()
     if start is not None and dated.dated is not None:
         q.period = (start, dated.dated.end or start)
+    clock = {t.i - 1 for t in dated.tokens if t.i and t.text.lower() in ("am", "pm", "a.m.", "p.m.")}
     q.numbers = {
         t.text
         for t in dated.tokens
-        if t.text.isdigit() and not any(m.start_char <= t.start_char < m.end_char for m in dated.dates)
+        if t.text.isdigit()
+        and t.i not in clock  # "at 7pm" is a time of day, which q.time holds, not a count
+        and not any(m.start_char <= t.start_char < m.end_char for m in dated.dates)
     }
     # The words of a date the question names are its date, not what it is about ("on labour day"
     # is Labor Day, whose facts may spell it otherwise).
     for t in dated.tokens:
         if any(m.start_char <= t.start_char < m.end_char for m in dated.dates):
             q.stems.pop(stem(t.text), None)
+    q.particles = [
+        (stem(dated.tokens[t.head].text), t.text.lower())
+        for t in dated.tokens
+        if t.pos == "ADP" and t.head == t.i - 1 and dated.tokens[t.head].pos == "VERB"
+    ]
     # Words that say which one of a kind ("sourdough" bread, "Aetna" insurance, "electric" bike).
     q.modifiers = {
         stem(t.text)
@@ -885,6 +896,8 @@ class BuiltinAnswerer:
         # misspelling it did not need to repair is corrected here towards the facts' own words.
         question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
+        _fuse_particles(q, facts)
+        facts = _meeting_conditions(q, facts, on)
         lowercase = _lowercase_words(facts, question, history)
         reply = _decide(q, facts, business_name, on) if facts else None
         if q.kind in ("offer", "accept") and (reply is None or reply.decision == "unknown"):
@@ -898,6 +911,65 @@ class BuiltinAnswerer:
             return Answer(text=unknown_reply(business_name), decision="unknown", used_fact_ids=[])
         text = _compose(reply, lowercase)
         return Answer(text=text, decision=reply.decision, used_fact_ids=reply.used, flags=reply.flags)
+
+
+def _fuse_particles(q: _Question, facts: list[_Fact]) -> None:
+    """A verb and its particle name what the facts call by one noun ("locked out" / "Home lockout",
+    "drop off" / "drop-off times"): where the facts use the joined word, it is the question's word, and
+    the verb alone ("lock", which "Lock change" shares) counts only as half a word."""
+    vocabulary = {s for f in facts for s in (*f.stems, *f.topic_stems)}
+    for verb, particle in q.particles:
+        joined = stem(verb + particle)
+        if joined in vocabulary:
+            q.stems[joined] = 1.0
+            for part in (verb, stem(particle)):
+                if q.stems.get(part, 0.0) >= 1.0:
+                    q.stems[part] = 0.5
+
+
+def _meeting_conditions(q: _Question, facts: list[_Fact], on: date) -> list[_Fact]:
+    """The facts without the rows the question's own number, day or time rules out, where another
+    fact on the same thing holds for them: "for 6 of us on a Saturday" keeps "5-8 players, Weekend:
+    $31" and drops the 2-player and weekday rows; "12 miles away" drops "£5 within 10 miles" for the
+    owner's "£8 for 10-15 miles". A fact nothing rules in stays, so a question no row fits loses
+    nothing."""
+    if stated_age(q.text) is not None:
+        return facts  # "my 12 year old": an age, which the age rule reads against minimum ages
+    asked = bounds(analyse(q.text, base_date=on))
+    if not asked and not q.days and q.time is None:
+        return facts
+    verdict = {f.id: _condition_fit(q, asked, f) for f in facts}
+    fitting = [f for f in facts if verdict[f.id] > 0]
+    if not fitting:
+        return facts
+    subject = _subject(q)
+
+    def words(f: _Fact) -> set[str]:
+        return subject & (set(f.stems) | set(f.topic_stems))
+
+    return [
+        f
+        for f in facts
+        if verdict[f.id] >= 0 or not any(g.topic_id == f.topic_id or words(g) & words(f) for g in fitting)
+    ]
+
+
+def _condition_fit(q: _Question, asked: list[Bound], f: _Fact) -> int:
+    """+1 when the fact holds for the question's number, day or time and nothing of it fails; -1 when
+    one fails; 0 when the fact sets no condition the question can be held against. Days and times
+    count only on a fact with a price ("daytime, 8am-6pm: £75"): opening hours are read by the days
+    rules instead."""
+    analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
+    verdicts = {fit(asked, bounds(analysis))} - {0}
+    if analysis.amounts:
+        stated_days = days_in(f.statement)
+        if q.days and stated_days:
+            verdicts.add(1 if q.days <= stated_days else -1 if not q.days & stated_days else 0)
+        opens, closes = _range(_canon(f.statement))  # _canon: an en dash is a range's dash
+        if q.time is not None and opens is not None and closes is not None:
+            verdicts.add(1 if opens <= q.time <= closes else -1)
+        verdicts.discard(0)
+    return -1 if -1 in verdicts else (1 if verdicts else 0)
 
 
 # spaCy dependency labels of a noun phrase that is what a yes/no question asks about (not its subject).
@@ -1040,6 +1112,7 @@ def _closest_fact_reply(
         for f in ranked[:_CLOSEST_FACT_LIMIT]
         if f.topic_id == best.topic_id and top - similarity[f.id] <= _CLOSEST_FACT_TIE
     ]
+    picked = _with_reply_rest(picked, facts, sorted(_subject(q)))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], flags=("closest",))
 
 
@@ -1208,7 +1281,7 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         )
     picked = _with_in_force(_with_overrides(picked, candidates), candidates)
     picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
-    picked = picked[:limit]
+    picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
 
 
@@ -1868,6 +1941,14 @@ def _extra_detail(f: _Fact, facts: list[_Fact], targets: list[str]) -> list[_Fac
     ]
     same.sort(key=lambda g: ("price" not in g.concepts, g.order))
     return same[:1]
+
+
+def _with_reply_rest(picked: list[_Fact], facts: list[_Fact], targets: list[str]) -> list[_Fact]:
+    """One fact from an owner's reply ("Lockdown does team building.") with the detail the same reply
+    gave ("corporate packages for up to 24 people, from $650"), which the extractor filed apart."""
+    if len(picked) != 1 or not _owner_replies(picked[0]):
+        return picked
+    return picked + [g for g in _extra_detail(picked[0], facts, targets) if g not in picked]
 
 
 def _owner_replies(f: _Fact) -> set[tuple[str, str]]:

@@ -346,3 +346,24 @@ def test_a_phrasal_verbs_particle_is_not_part_of_the_topic() -> None:
         ),
     )
     assert found and all(not c.topic.lower().startswith("off") for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "topic"),
+    [
+        # A remark after the question is the visitor's context, not what the answer is about.
+        ("do you deliver to Millbrook? it's about 8 miles", "yes, up to 10 miles, £6", "Delivery"),
+        ("Do you ship to Canada? I'm in Toronto", "yes, $25 flat rate", "Shipping"),
+        # A place or time after the verb is where or when, not the thing the verb is done to.
+        ("Do you deliver on Sundays?", "no, Monday to Saturday only", "Delivery"),
+    ],
+)
+def test_an_owner_answer_is_filed_under_what_was_asked(question: str, answer: str, topic: str) -> None:
+    """ "do you deliver to Bramley? it's about 12 miles" had filed the answer under a topic named
+    "About 12 miles" (the remark), then "To Bramley" (the place), beside the business's Delivery."""
+    found = BuiltinExtractor().extract(
+        answer, ctx(business_name="Oakfield Nursery", source_kind="owner_answer", question=question)
+    )
+    topics = {c.topic for c in found}
+    assert topic in topics, [(c.topic, c.statement) for c in found]
+    assert not any(word in t.lower() for t in topics for word in ("mile", "toronto", "millbrook", "sunday"))

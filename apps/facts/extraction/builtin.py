@@ -144,7 +144,7 @@ class BuiltinExtractor:
         run = _Run(context)
         if context.row is not None:  # a priced cell of a list or table: its structure is the fact
             return run.row_cell(context.row)
-        question = normalise((context.question or "").translate(TYPOGRAPHY))
+        question = _asking_part(normalise((context.question or "").translate(TYPOGRAPHY)), context.learned_on)
         if question:
             found = run.answer(question, normalise(text))
         else:
@@ -154,6 +154,19 @@ class BuiltinExtractor:
                 found.extend(run.sentence(dated_back(continued(sentence, label), before)))
                 label, before = split_label(sentence)[0], sentence
         return _dedupe(found)
+
+
+def _asking_part(question: str, on: date) -> str:
+    """An owner's question up to its last asking sentence: a remark the visitor added after it ("do you
+    deliver to Bramley? it's about 12 miles") is context, not what the answer is about, and would
+    otherwise name the topic. A remark before it stays ("We have a dog. Can he come?")."""
+    if "?" not in question:
+        return question
+    sentences = analyse(question, base_date=on).sentences
+    asking = [s for s in sentences if s.text.rstrip().endswith("?")]
+    if not asking or asking[-1] is sentences[-1]:
+        return question
+    return question[: asking[-1].end_char].strip()
 
 
 def _after_copula(sentence: str) -> str:
@@ -1686,7 +1699,12 @@ class _Run:
             kind = "Insurance" if INSURANCE_RE.search(obj) and not PAYMENT_RE.search(obj) else "Payment"
             topic, phrase = self.topic(kind, alias=False), clean_np(obj) or obj
             aspect = f"{kind.lower()}: {phrase.lower()}"
-        elif clean_np(obj) and not self.is_self(obj) and not ADVERB_OBJECT.fullmatch(obj):
+        elif (
+            clean_np(obj)
+            and not self.is_self(obj)
+            and not ADVERB_OBJECT.fullmatch(obj)
+            and not self.prepositional(obj)
+        ):
             topic, phrase = self.topic(obj), clean_np(obj)
             aspect = "allowed" if base in {"allow", "permit"} else "availability"
             if aspect == "allowed" and phrase.lower().split()[-1] in ANIMALS:
@@ -1706,6 +1724,13 @@ class _Run:
             )
             affirm, deny = f"{self.biz} {conj}{tail}", f"{self.biz} does not {verb}{tail}"
         return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm)
+
+    def prepositional(self, words: str) -> bool:
+        """Whether what follows a question's verb opens with a preposition ("deliver to Bramley",
+        "open on Sundays"): a place or a time the verb is done at, not a thing it is done to, so the
+        topic is the verb's own (Delivery), not "To Bramley"."""
+        tokens = analyse(words, base_date=self.context.learned_on).tokens
+        return bool(tokens) and tokens[0].pos == "ADP" and tokens[0].dep != "prt"
 
     def may_question(self, vp: str, who: str = "customers") -> _Q:
         """ "Can I bring my own mat?" -> Mats / allowed, "At Lotus Flow Yoga, customers can bring their own mat"."""

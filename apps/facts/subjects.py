@@ -352,9 +352,16 @@ def _elliptical(short: Phrase, long: Phrase) -> bool:
     """Whether ``short`` is ``long`` with its noun left out: a name of modifiers only, every word of
     it in the other name ("Remedial 60" of "Remedial massage 60 min", "Monthly" of "Monthly
     membership"). Prose drops the noun the page's list already said; a name that keeps a noun of its
-    own ("Dog" / "Dog food") is a thing, not an ellipsis."""
+    own ("Dog" / "Dog food") is a thing, not an ellipsis. A measure alone ("30 min" of "30-minute weekly
+    lesson") is such a name too: its unit is no noun of its own."""
     modifiers = short.words - short.numbers - short.units
-    return bool(modifiers) and not short.nouns and long.head not in short.words and short.words < long.words
+    measure = bool(short.numbers) and short.words <= short.numbers | short.units
+    return (
+        (bool(modifiers) or measure)
+        and not short.nouns
+        and long.head not in short.words
+        and short.words < long.words
+    )
 
 
 def _kinds_of_one_thing(a: str, b: str) -> bool:
@@ -395,7 +402,23 @@ def compare_many(
         for right in rights if len(rights) > 1 else []:
             for left in lefts:
                 found[i] = _better(found[i], _compare_names(left, [right], provider)[0])
-    return found
+    return _one_measured(text, found)
+
+
+def _one_measured(text: str, found: list[SubjectMatch]) -> list[SubjectMatch]:
+    """A measure alone ("60 min") names the one thing of that measure ("Facial 60 min"); beside two
+    ("Relaxation massage 60 min", "Deep tissue 60 min") it names neither, and stays a name of its own."""
+    phrase = analyse(" ".join(text.split()))
+    if not (phrase.numbers and phrase.words <= phrase.numbers | phrase.units):
+        return found
+    if sum(f.same and f.method == "ellipsis" for f in found) < 2:
+        return found
+    return [
+        SubjectMatch(False, f.similarity, "variant", "a measure alone fits several names")
+        if f.same and f.method == "ellipsis"
+        else f
+        for f in found
+    ]
 
 
 def _compare_names(

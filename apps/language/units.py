@@ -45,13 +45,13 @@ def unit_name(word: str) -> str | None:
     import pint  # loaded by _units() already; only for its error classes
     from spacy.lang.en.stop_words import STOP_WORDS  # spaCy is loaded by the language layer anyway
 
-    if word.lower() in STOP_WORDS:
-        return None  # "2 in 1", "3 at once": a word, not pint's inch or atmosphere
+    if word.lower() in STOP_WORDS or not word.isalpha():
+        return None  # "2 in 1", "3 at once": a word, not pint's inch or atmosphere; "&" is no unit
     registry = _units()
     try:
         unit = registry.parse_units(word.lower())
-    except (pint.errors.PintError, AttributeError, ValueError, TypeError):
-        return None  # not a unit; pint's parser raises AttributeError on some bare words
+    except (pint.errors.PintError, AttributeError, ValueError, TypeError, AssertionError):
+        return None  # not a unit; pint's parser raises AttributeError (or asserts) on some bare words
     if dict(unit.dimensionality) not in _DIMENSIONS:
         return None
     base = float(registry.Quantity(1, unit).to_base_units().magnitude)

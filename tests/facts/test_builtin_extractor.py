@@ -276,6 +276,15 @@ def test_a_tail_of_days_and_times_is_not_part_of_a_subject() -> None:
     assert clean_np("Kids Saturday club") == "Kids club"  # a weekday inside a name is dropped, the rest kept
 
 
+def test_a_measure_named_alone_keeps_its_number() -> None:
+    """ "30 min is €230 per term" had become the topic "Min", a unit that names nothing; a count still
+    goes ("3 pieces" -> "pieces")."""
+    assert clean_np("30 min") == "30 min"
+    assert clean_np("the 2 hours") == "2 hours"
+    assert clean_np("3 pieces") == "pieces"
+    assert clean_np("check-out at A & B Guest House") == "check-out"  # "&" is no unit (pint asserted)
+
+
 @pytest.mark.parametrize(
     ("line", "topic"),
     [

@@ -20,7 +20,7 @@ from apps.facts.services import (
     owner_answer_record,
     source_ingest,
 )
-from apps.facts.subjects import analyse, compare, set_similarity, similarity_provider
+from apps.facts.subjects import analyse, compare, compare_many, set_similarity, similarity_provider
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -322,7 +322,10 @@ def test_ellipsis_needs_a_name_of_modifiers_only():
     assert not compare("Car", "Car wash").same  # a noun of its own: another thing
     assert not compare("Deluxe", "Basic wash").same
     assert not compare("private 45", "private lesson 60 min").same
-    assert not compare("60 min", "Relaxation massage 60 min").same  # a unit alone names nothing
+    assert compare("60 min", "Relaxation massage 60 min").same  # a measure alone: the one of its measure
+    two = compare_many("60 min", ["Relaxation massage 60 min", "Deep tissue massage 60 min", "Facial 30 min"])
+    assert not any(m.same for m in two)  # beside two of that measure it names neither
+    assert not compare("60 min", "Relaxation massage 90 min").same
     assert compare("60-minute facial", "Facial 60 mins").same  # units by their canonical names
 
 

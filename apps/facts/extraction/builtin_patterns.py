@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from apps.language.units import unit_name
+
 from .base import topic_key
 from .parts import normalise
 
@@ -524,8 +526,10 @@ def clean_np(phrase: str) -> str:
     ):
         if words[0].lower() == "late" and len(words) > 1 and not words[1].lower().startswith("cancel"):
             break
-        if len(words) > 2 and _MEASURE_WORD.fullmatch(words[1]):
-            break  # a number that measures, not one that counts: "10 hour block", "30 minute massage"
+        if len(words) > 1 and (_MEASURE_WORD.fullmatch(words[1]) or unit_name(words[1])):
+            # A number that measures, not one that counts: "10 hour block", "30 minute massage", and
+            # "30 min" alone (a duration named without its noun), which without it is only a unit.
+            break
         words = words[1:]
     words = _without_when_tail(words)
     words = [w for w in words if not _DAY_ONLY.match(w)]

@@ -24,6 +24,7 @@ from datetime import date
 
 from apps.facts.lexical import content_words, stem
 from apps.language.analysis import Token, analyse
+from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import word_classes
 
@@ -140,11 +141,12 @@ class BuiltinExtractor:
         text = check_text(text)
         if not text:
             return []
-        text = text.translate(TYPOGRAPHY)
+        text = with_apostrophes(text.translate(TYPOGRAPHY))  # "we dont" is "we don't"
         run = _Run(context)
         if context.row is not None:  # a priced cell of a list or table: its structure is the fact
             return run.row_cell(context.row)
-        question = _asking_part(normalise((context.question or "").translate(TYPOGRAPHY)), context.learned_on)
+        question = with_apostrophes(normalise((context.question or "").translate(TYPOGRAPHY)))
+        question = _asking_part(question, context.learned_on)
         if question:
             found = run.answer(question, normalise(text))
         else:

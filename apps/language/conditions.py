@@ -80,14 +80,14 @@ def _taken(analysis: Analysis) -> list[tuple[int, int]]:
 
 def _free_number(analysis: Analysis, i: int, taken: list[tuple[int, int]]) -> float | None:
     """The value of token ``i`` when it is a number of its own: not in a date, an amount or a phone number,
-    not a clock time ("8am", "9:30") and not a number in a name."""
+    not a clock time ("8am", "9:30"), not a percentage and not a number in a name."""
     tokens = analysis.tokens
     t = tokens[i]
     value = _value(t)
     if value is None or any(a <= t.start_char < b for a, b in taken):
         return None
-    if i > 0 and t.head == i - 1 and tokens[i - 1].pos in ("NOUN", "PROPN"):
-        return None  # part of the noun's name before it ("Asylum 13", "Room 2"), not a count
+    if i > 0 and t.head == i - 1 and tokens[i - 1].pos == "PROPN":
+        return None  # part of a name ("Studio B 2", "Route 66"), not a count
     after = tokens[i + 1].text.lower() if i + 1 < len(tokens) else ""
     if (
         after in _CLOCK_WORDS
@@ -96,6 +96,8 @@ def _free_number(analysis: Analysis, i: int, taken: list[tuple[int, int]]) -> fl
         or _suffix(t).startswith(_CLOCK_PREFIXES)
     ):
         return None
+    if after == "%" or _suffix(t) == "%":
+        return None  # a share ("15% off"), which counts nothing
     return value
 
 
@@ -109,10 +111,13 @@ def _phrase_before(analysis: Analysis, i: int, name: str) -> bool:
     return any(len(p) <= len(words) and tuple(words[len(words) - len(p) :]) == p for p in _cues()[name])
 
 
-def _unit_at(analysis: Analysis, j: int) -> tuple[str | None, bool]:
-    """The unit or counted noun right after a number that ends at token ``j - 1`` (or glued to it:
-    "25L")."""
+def _unit_at(analysis: Analysis, i: int, j: int) -> tuple[str | None, bool]:
+    """The unit or counted noun of a number at tokens ``i`` to ``j - 1``: the word right after it (or
+    glued to it: "25L"), or the noun before it that it belongs to."""
     tokens = analysis.tokens
+    if i > 0 and tokens[i].head == i - 1 and tokens[i - 1].pos == "NOUN":
+        # A number after the noun it belongs to is that noun's ("ages 7-12", "size 10", "Room 2").
+        return tokens[i - 1].lemma.lower(), False
     suffix = _suffix(tokens[j - 1])
     glued = unit_name(suffix) if suffix.isalpha() and suffix != "s" else None  # "12s": a plural
     if glued:
@@ -146,7 +151,7 @@ def bounds(analysis: Analysis) -> list[Bound]:
             high = None
         elif j < len(tokens) and tokens[j].text == "+":
             high, j = None, j + 1
-        unit, measured = _unit_at(analysis, j)
+        unit, measured = _unit_at(analysis, i, j)
         start: float | None = low
         if high == low and _phrase_before(analysis, i, "at_most"):
             start = None
@@ -162,8 +167,13 @@ def _comparable(asked: Bound, stated: Bound) -> bool:
         if not (asked.measured and stated.measured):
             return False
         return same_dimension(asked.unit or "", stated.unit or "")
-    if asked.unit is None or stated.unit is None or asked.unit == stated.unit:
+    if asked.unit == stated.unit:
         return True
+    if asked.unit is None or stated.unit is None:
+        # A bare number ("6 of us", "for 12") is a head count: it meets a count of people or animals
+        # ("5-8 players"), not a number of something else ("ages 7-12", "10 nights", "Room 2").
+        named = stated.unit or asked.unit or ""
+        return counts_beings(named) is not False
     a, b = counts_beings(asked.unit), counts_beings(stated.unit)
     return a is None or b is None or a == b
 

@@ -37,6 +37,7 @@ __all__ = [
     "counts_beings",
     "data_dir",
     "is_available",
+    "lexical_file",
     "verify_data",
     "word_classes",
 ]
@@ -230,6 +231,18 @@ def word_classes(word: str) -> frozenset[str]:
 
 #: WordNet's lexicographer files of living things and of groups of them ("players", "people", "dogs").
 _BEING_FILES = frozenset({"noun.person", "noun.group", "noun.animal"})
+
+
+@lru_cache(maxsize=4096)
+def lexical_file(noun: str) -> str | None:
+    """WordNet's lexicographer file of a noun's commonest sense ("morning" -> "noun.time", "class" ->
+    "noun.group"), or None when WordNet lacks the word or cannot be loaded."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return None
+    senses = wordnet.synsets(noun.replace(" ", "_"), pos="n")
+    return str(senses[0].lexname()) if senses else None
 
 
 @lru_cache(maxsize=4096)

@@ -41,7 +41,6 @@ def test_a_statement_bounds_a_number(
     "text",
     [
         "Open 9am-5pm, Sat 10am - 4pm",  # clock times
-        "Asylum 13 is our scariest room",  # a number in a name
         "Gift cards from $25 to $200",  # amounts of money
         "Closed December 24-26",  # dates
         "Call (212) 736-5000",  # a phone number (the region is the US by default)
@@ -64,6 +63,9 @@ def test_times_names_amounts_and_dates_are_no_conditions(text: str) -> None:
         ("can you deliver 12 miles away?", "delivery within 25 km", 1),  # 12 miles is 19.3 km
         ("can you deliver 12 miles away?", "3-4 players: $32", 0),  # miles are no count of players
         ("table for 6 people?", "all three rooms", 0),  # people and rooms: two kinds of thing
+        ("how much for 12 of us?", "Kids club (ages 7-12): $35", 0),  # ages are no head count
+        ("how much for 6 of us?", "Asylum 13 is our scariest room", 0),  # the room's own number
+        ("how much for 6 of us?", "Stays of 10+ nights: 15% off", 0),  # nights are no head count
         ("a 45 minute lesson", "Lessons of 30-60 minutes", 1),
         ("a 2 hour lesson", "Lessons of 30-60 minutes", -1),  # 120 minutes
     ],

@@ -46,7 +46,9 @@ from apps.facts.models import SourceKind
 from apps.language.ages import minimum_age, stated_age
 from apps.language.analysis import analyse
 from apps.language.conditions import Bound, bounds, fit
+from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
+from apps.language.lexicon import lexical_file
 from apps.language.spelling import Speller
 from apps.language.units import canonical_units
 
@@ -551,6 +553,8 @@ class _Question:
     numbers: set[str] = field(default_factory=set)  # numbers the question gives, not in a date
     # A verb and the particle right after it ("locked out", "pick up"): stems of the two words.
     particles: list[tuple[str, str]] = field(default_factory=list)
+    # Nouns a date makes a time ("morning" in "saturday morning"): when, not what, is asked.
+    time_words: set[str] = field(default_factory=set)
     on: date = date.min  # the day the question is asked
 
 
@@ -650,9 +654,21 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     }
     # The words of a date the question names are its date, not what it is about ("on labour day"
     # is Labor Day, whose facts may spell it otherwise).
-    for t in dated.tokens:
-        if any(m.start_char <= t.start_char < m.end_char for m in dated.dates):
-            q.stems.pop(stem(t.text), None)
+    in_date = {
+        t.i for t in dated.tokens if any(m.start_char <= t.start_char < m.end_char for m in dated.dates)
+    }
+    for i in in_date:
+        q.stems.pop(stem(dated.tokens[i].text), None)
+    q.time_words = {
+        dated.tokens[t.head].text.lower()
+        for t in dated.tokens
+        if t.i in in_date
+        and t.dep == "compound"
+        and dated.tokens[t.head].pos == "NOUN"
+        and lexical_file(dated.tokens[t.head].lemma) == "noun.time"  # "morning", not "class"
+    }
+    for word in q.time_words:
+        q.stems.pop(stem(word), None)
     q.particles = [
         (stem(dated.tokens[t.head].text), t.text.lower())
         for t in dated.tokens
@@ -759,6 +775,7 @@ def _object(q: _Question, rest: list[str]) -> None:
         if w in _PREPOSITIONS:
             break
         chunk.append(w)
+    obj = [w for w in obj if w not in q.time_words]
     content = [w for w in obj if w not in _STOP and w not in _DETERMINERS and not _is_day_word(w)]
     content = [w for w in content if w not in _TRAILING]
     q.object_stems = list(dict.fromkeys(stem(w.replace("-", "")) for w in content))
@@ -894,6 +911,7 @@ class BuiltinAnswerer:
         # form too, or the misspelt word matches nothing in the facts it found. Retrieval repairs only
         # when its own match is weak, and "sourdogh" is close enough to Sourdough in meaning, so a
         # misspelling it did not need to repair is corrected here towards the facts' own words.
+        question = with_apostrophes(question)  # "dont you open on sundays" reads as "don't"
         question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
         _fuse_particles(q, facts)

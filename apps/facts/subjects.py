@@ -355,13 +355,17 @@ def _elliptical(short: Phrase, long: Phrase) -> bool:
     own ("Dog" / "Dog food") is a thing, not an ellipsis. A measure alone ("30 min" of "30-minute weekly
     lesson") is such a name too: its unit is no noun of its own."""
     modifiers = short.words - short.numbers - short.units
-    measure = bool(short.numbers) and short.words <= short.numbers | short.units
     return (
-        (bool(modifiers) or measure)
+        (bool(modifiers) or _measure_only(short))
         and not short.nouns
         and long.head not in short.words
         and short.words < long.words
     )
+
+
+def _measure_only(phrase: Phrase) -> bool:
+    """A name that is a measure and nothing else ("30 min", "2 hours")."""
+    return bool(phrase.numbers) and phrase.words <= phrase.numbers | phrase.units
 
 
 def _kinds_of_one_thing(a: str, b: str) -> bool:
@@ -408,8 +412,7 @@ def compare_many(
 def _one_measured(text: str, found: list[SubjectMatch]) -> list[SubjectMatch]:
     """A measure alone ("60 min") names the one thing of that measure ("Facial 60 min"); beside two
     ("Relaxation massage 60 min", "Deep tissue 60 min") it names neither, and stays a name of its own."""
-    phrase = analyse(" ".join(text.split()))
-    if not (phrase.numbers and phrase.words <= phrase.numbers | phrase.units):
+    if not _measure_only(analyse(" ".join(text.split()))):
         return found
     if sum(f.same and f.method == "ellipsis" for f in found) < 2:
         return found

@@ -6,11 +6,13 @@ holds: "5-8 players, Weekend: $31", "£8 for 10-15 miles", "packages for up to 2
 parsers read a value and a unit, not "up to" or a range's two ends, so this is a small grammar written
 by hand over the shared parse: a number (or two joined by a dash or "to"), the noun counted after it,
 and a bounding phrase before it from ``data/bounds.txt``. Numbers inside a date, an amount of money, a
-phone number, a clock time or a name ("Asylum 13") are not conditions.
+phone number, a clock time or a proper name ("Route 66") are not conditions, and a number after the
+noun it belongs to ("Room 2", "ages 7-12") is that noun's, not a head count.
 
-Units are compared by pint's names (``units.unit_name``): "12 miles" meets "within 10 miles" and not
+Units are compared by pint's names (``units.unit_name``): "12 miles" is held against "within 10 miles", not
 "3-4 players"; two counted nouns meet when WordNet files both as beings or both as things ("6 people" /
-"5-8 players", not "6 people" / "three rooms"). A number with no noun ("6 of us") meets any count.
+"5-8 players", not "6 people" / "three rooms"). A number with no noun ("6 of us") is a head count: it
+meets a count of people or animals, not "ages 7-12" or "10 nights".
 """
 
 from __future__ import annotations

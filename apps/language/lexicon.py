@@ -233,16 +233,22 @@ def word_classes(word: str) -> frozenset[str]:
 _BEING_FILES = frozenset({"noun.person", "noun.group", "noun.animal"})
 
 
-@lru_cache(maxsize=4096)
-def lexical_file(noun: str) -> str | None:
-    """WordNet's lexicographer file of a noun's commonest sense ("morning" -> "noun.time", "class" ->
-    "noun.group"), or None when WordNet lacks the word or cannot be loaded."""
+def _commonest_sense(noun: str) -> Any:
+    """A noun's first (commonest) WordNet sense, or None when WordNet lacks it or cannot be loaded."""
     try:
         wordnet = _wordnet()
     except LexiconError:
         return None
     senses = wordnet.synsets(noun.replace(" ", "_"), pos="n")
-    return str(senses[0].lexname()) if senses else None
+    return senses[0] if senses else None
+
+
+@lru_cache(maxsize=4096)
+def lexical_file(noun: str) -> str | None:
+    """WordNet's lexicographer file of a noun's commonest sense ("morning" -> "noun.time", "class" ->
+    "noun.group"), or None when WordNet lacks the word or cannot be loaded."""
+    first = _commonest_sense(noun)
+    return str(first.lexname()) if first is not None else None
 
 
 @lru_cache(maxsize=4096)
@@ -252,12 +258,7 @@ def counts_beings(noun: str) -> bool | None:
     "person", a sense that is the root of the people file); None when WordNet lacks the word or
     cannot be loaded. Used to tell whether "6 of us" can be held against "5-8 players" (yes) or
     "all three rooms" (no)."""
-    try:
-        wordnet = _wordnet()
-    except LexiconError:
+    first = _commonest_sense(noun)
+    if first is None:
         return None
-    senses = wordnet.synsets(noun.replace(" ", "_"), pos="n")
-    if not senses:
-        return None
-    first = senses[0]
     return first.lexname() in _BEING_FILES or any(s.lexname() == "noun.person" for s in first.hyponyms()[:1])

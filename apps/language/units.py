@@ -26,6 +26,14 @@ _lock = threading.Lock()
 _registry: Any = None
 
 
+def _parse_errors() -> tuple[type[BaseException], ...]:
+    """What pint's unit parser raises on a name it cannot read: its own errors, AttributeError on some
+    bare words and an AssertionError on symbols ("&")."""
+    import pint  # loaded by _units() already; only for its error classes
+
+    return (pint.errors.PintError, AttributeError, ValueError, TypeError, AssertionError)
+
+
 def _units() -> Any:
     global _registry
     with _lock:
@@ -42,7 +50,6 @@ def _units() -> Any:
 @lru_cache(maxsize=4096)
 def unit_name(word: str) -> str | None:
     """The canonical name of a unit of measure ("hrs" -> "hour", "km" -> "kilometer"), or None."""
-    import pint  # loaded by _units() already; only for its error classes
     from spacy.lang.en.stop_words import STOP_WORDS  # spaCy is loaded by the language layer anyway
 
     if word.lower() in STOP_WORDS or not word.isalpha():
@@ -50,8 +57,8 @@ def unit_name(word: str) -> str | None:
     registry = _units()
     try:
         unit = registry.parse_units(word.lower())
-    except (pint.errors.PintError, AttributeError, ValueError, TypeError, AssertionError):
-        return None  # not a unit; pint's parser raises AttributeError (or asserts) on some bare words
+    except _parse_errors():
+        return None  # not a unit
     if dict(unit.dimensionality) not in _DIMENSIONS:
         return None
     base = float(registry.Quantity(1, unit).to_base_units().magnitude)
@@ -75,12 +82,10 @@ def canonical_units(text: str) -> str:
 
 def same_dimension(a: str, b: str) -> bool:
     """Whether two canonical unit names measure one thing ("mile" / "kilometer": yes; "mile" / "hour": no)."""
-    import pint  # loaded by _units() already; only for its error classes
-
     registry = _units()
     try:
         return bool(registry.parse_units(a).dimensionality == registry.parse_units(b).dimensionality)
-    except (pint.errors.PintError, AttributeError, ValueError, TypeError, AssertionError):
+    except _parse_errors():
         return False  # a name pint cannot parse measures nothing we can compare
 
 

@@ -977,6 +977,8 @@ def _condition_fit(q: _Question, asked: list[Bound], f: _Fact) -> int:
     one fails; 0 when the fact sets no condition the question can be held against. Days and times
     count only on a fact with a price ("daytime, 8am-6pm: £75"): opening hours are read by the days
     rules instead."""
+    if not any(ch.isdigit() for ch in f.statement):
+        return 0  # no number, no amount, no clock time: nothing to hold the question against
     analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
     verdicts = {fit(asked, bounds(analysis))} - {0}
     if analysis.amounts:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo
 
 from apps.language.amounts import Amount, find_amounts
-from apps.language.dates import DateMention, find_dates
+from apps.language.dates import DateMention, find_dates, tells_when_it_happened
 from apps.language.phones import Phone, find_phones, phone_region
 from apps.language.pipeline import parse
 from apps.language.wordlists import words
@@ -184,6 +184,12 @@ class Analysis:
         if not 0 <= length < 7:
             return set()
         return {(mention.start + dt.timedelta(days=k)).weekday() for k in range(length + 1)}
+
+    def happened(self, mention: DateMention) -> bool:
+        """Whether a date the text names is when something happened ("prices went up in April",
+        "open mondays now, started in january"), not a window the statement holds in."""
+        words = self.doc.char_span(mention.start_char, mention.end_char, alignment_mode="expand")
+        return words is not None and tells_when_it_happened(words)
 
     @property
     def day(self) -> dt.date | None:

@@ -30,12 +30,20 @@ from typing import TYPE_CHECKING, Literal
 import dateparser
 
 from apps.language.holiday_names import holiday_spans
+from apps.language.lexicon import word_classes
 from apps.language.wordlists import categories
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
-__all__ = ["DateMention", "date_words", "find_dates", "resolve_phrase", "role_before"]
+__all__ = [
+    "DateMention",
+    "date_words",
+    "find_dates",
+    "resolve_phrase",
+    "role_before",
+    "tells_when_it_happened",
+]
 
 Kind = Literal["day", "range", "month", "weekdays"]
 #: The longest run of date-ish tokens read as a date phrase (a list of weekdays counts as one run).
@@ -153,6 +161,25 @@ def _plain(token: Token) -> str:
     return token.lower_.rstrip(".")
 
 
+def _ambiguous_month_is_month(token: Token) -> bool:
+    """ "May" and "march" are months when capitalised and not a verb ("May I ...?"), or, typed in
+    lower case, beside a day number and not helping or heading a verb ("a room for 20 may?", not
+    "for 2 may i ask" or "we march 3 miles")."""
+    if token.is_title:
+        return token.pos_ not in ("VERB", "AUX")
+    beside = [token.nbor(step) for step in (-1, 1) if 0 <= token.i + step < len(token.doc)]
+    day_number = any(
+        ((t.like_num and t.text[:1].isdigit()) or _is_ordinal(t.text))
+        and not (t.dep_ == "nummod" and t.head != token and t.head.pos_ == "NOUN")  # "3 miles"
+        for t in beside
+    )
+    helps_a_verb = token.dep_ in ("aux", "auxpass") and token.head.pos_ in ("VERB", "AUX")
+    # A verb goes on to its subject or verb ("may i", "may be"); the parser may still make a
+    # trailing "may?" a modal heading nothing.
+    goes_on = token.i + 1 < len(token.doc) and token.nbor(1).pos_ in ("PRON", "VERB", "AUX", "PART")
+    return day_number and not helps_a_verb and not goes_on
+
+
 def _classify(token: Token) -> int | None:
     low = _plain(token)
     if not low:
@@ -160,7 +187,7 @@ def _classify(token: Token) -> int | None:
     abbreviated = token.is_title or token.text.endswith(".")
     if low in _numbers("months") and (low in _tables()["full_months"] or abbreviated):
         # "may" and "march" are months only when capitalised and not a verb ("May I ...?").
-        if low in _words("ambiguous_month") and (not token.is_title or token.pos_ in ("VERB", "AUX")):
+        if low in _words("ambiguous_month") and not _ambiguous_month_is_month(token):
             return None
         return _MONTH
     if low in _numbers("weekdays") and (low in _tables()["full_weekdays"] or abbreviated):
@@ -209,6 +236,11 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
         # "14 - 18 June" (an en dash): a number joined by a range connector to a date number is that range's start,
         # wherever the parser attached it.
         if counts_a_noun and index + 2 < n and classes[index + 1] == _RANGE and near[index + 2]:
+            counts_a_noun = False
+        # A number right before a month name is its day, whatever the parser made its head ("from 17
+        # to 23 May 2027 inclusive" attached "23" to "inclusive"); after one it may count ("march 3
+        # miles").
+        if counts_a_noun and index + 1 < n and classes[index + 1] == _MONTH:
             counts_a_noun = False
         if cls == _NUM and (not near[index] or counts_a_noun):
             classes[index] = None
@@ -525,6 +557,29 @@ def _mention(
 def date_words(category: str) -> frozenset[str]:
     """One word category of data/dates.txt ("not_a_window", "month_window", ...)."""
     return _words(category)
+
+
+def tells_when_it_happened(words: Span) -> bool:
+    """The date hangs on a verb in the past ("prices went up in April", "we have moved on May 3"):
+    it is when a change happened, not a window the fact holds in."""
+    token = words.root.head  # the verb the date hangs on, directly or through its preposition
+    if token.pos_ == "ADP":
+        token = token.head
+    if token.pos_ not in ("VERB", "AUX") or token is words.root:
+        return False
+    # Its subject is someone or something else ("prices"), not the date ("Dec 25 closed").
+    children = [c for c in token.children if not words.start <= c.i < words.end]
+    if token.tag_ == "VBD" and any(c.dep_ in ("nsubj", "nsubjpass") for c in children):
+        return True
+    # A past tense sharing the first clause's subject: "we're open mondays now, started in january".
+    # Not a form that is also an adjective, which states how things are ("We are open daily, closed in
+    # August"; lemminflect's tables say which forms are).
+    shares_a_subject = token.dep_ in ("conj", "advcl", "dep") and any(
+        c.dep_ == "nsubj" for c in token.head.children
+    )
+    if token.tag_ == "VBD" and shares_a_subject and "ADJ" not in word_classes(token.text):
+        return True
+    return token.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in children)
 
 
 def role_before(doc: Doc, start: int) -> str:

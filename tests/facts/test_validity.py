@@ -48,6 +48,7 @@ def test_dates_that_bound_the_fact(text: str, valid_from: dt.date | None, valid_
         "Summer hours (May\u2013Sep): 8am\u20138pm daily.",  # a season recurs
         "From October through March we close at 5pm.",
         "Our prices went up in April.",  # when something happened
+        "we do evening surgeries now till 8, started in september",  # the same, sharing its subject
         "Order by 20 December for Christmas delivery.",  # a deadline
         "Open Saturday 9-1 for collections.",  # a weekday, weekly
         "Emergency plumber available 24/7.",
@@ -57,6 +58,12 @@ def test_dates_that_bound_the_fact(text: str, valid_from: dt.date | None, valid_
 def test_dates_that_bound_nothing(text: str) -> None:
     validity = find_validity(text, LEARNED)
     assert not validity.temporary, validity
+
+
+def test_a_closure_sharing_its_clauses_subject_still_bounds_the_fact() -> None:
+    # "closed" is also an adjective: it states how things are, not when something happened.
+    validity = find_validity("We are open daily, closed in August.", LEARNED)
+    assert (validity.valid_from, validity.valid_to) == (D(2027, 8, 1), D(2027, 8, 31))
 
 
 def test_dates_far_apart_do_not_bound_the_days_between() -> None:

@@ -34,6 +34,8 @@ def dates(text: str, base: dt.date | dt.datetime = BASE, tz: str | None = None):
         ),
         ("closed 12/24-12/26 for the holidays", D(2026, 12, 24), D(2026, 12, 26)),
         ("Lessons paused 3 - 9 August, back on the 10th.", D(2027, 8, 3), D(2027, 8, 9)),
+        # The parser heads "23" with "inclusive"; a number beside a month is still that month's day.
+        ("The yard is shut from 5 to 9 October 2027 inclusive.", D(2027, 10, 5), D(2027, 10, 9)),
     ],
 )
 def test_a_range_stays_a_range(text: str, start: dt.date, end: dt.date) -> None:
@@ -105,6 +107,25 @@ def test_numbers_and_words_that_are_not_dates() -> None:
     assert dates("May I bring my own shampoo?") == ()
     assert dates("Join the march through town for charity") == ()
     assert dates("Large pizzas are 16 inches, 3 for $30.") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("any tables free for the evening of 14 may?", D(2027, 5, 14)),
+        ("is the yard open may 4?", D(2027, 5, 4)),
+        ("can we come in on march 3rd", D(2027, 3, 3)),
+    ],
+)
+def test_may_and_march_typed_in_lower_case_beside_a_day_are_months(text: str, day: dt.date) -> None:
+    (mention,) = dates(text)
+    assert (mention.start, mention.end) == (day, day)
+
+
+def test_may_and_march_typed_in_lower_case_as_verbs_are_not_months() -> None:
+    assert dates("how much for 2 may i ask") == ()
+    assert dates("we march 3 miles every sunday")[0].kind == "weekdays"
+    assert dates("2 may be enough for us") == ()
 
 
 def test_open_ended_ranges() -> None:

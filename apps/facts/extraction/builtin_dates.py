@@ -19,7 +19,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from apps.language.analysis import analyse
-from apps.language.dates import DateMention, date_words, role_before
+from apps.language.dates import DateMention, date_words, role_before, tells_when_it_happened
 
 from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD
 from .parts import split_label
@@ -73,7 +73,7 @@ def find_validity(text: str, learned_on: date) -> Validity:
         said = role in _role_words() and words.start > role.count("_")
         first = doc[words.start - role.count("_") - 1].idx if said else mention.start_char
         spans.append((first, mention.end_char))
-        if role in date_words("not_a_window") or _tells_when_it_happened(words):
+        if role in date_words("not_a_window") or tells_when_it_happened(words):
             continue
         windows.append((mention.start, mention.end))
     valid_from, valid_to = _one_window(windows)
@@ -155,21 +155,6 @@ def _whole_months(mention: DateMention, words: Span) -> bool:
     ):
         return False
     return not any(t.like_num and len(t.text) <= 2 for t in words) and not mention.weekdays
-
-
-def _tells_when_it_happened(words: Span) -> bool:
-    """The date hangs on a verb in the past ("prices went up in April", "we have moved on May 3"):
-    it is when a change happened, not a window the fact holds in."""
-    token = words.root.head  # the verb the date hangs on, directly or through its preposition
-    if token.pos_ == "ADP":
-        token = token.head
-    if token.pos_ not in ("VERB", "AUX") or token is words.root:
-        return False
-    # Its subject is someone or something else ("prices"), not the date ("Dec 25 closed").
-    children = [c for c in token.children if not words.start <= c.i < words.end]
-    if token.tag_ == "VBD" and any(c.dep_ in ("nsubj", "nsubjpass") for c in children):
-        return True
-    return token.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in children)
 
 
 def mask(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> str:

@@ -135,12 +135,26 @@ def question_day(text: str, *, today: date) -> date:
     return analyse(text, base_date=today).day_about() or today
 
 
+def question_names_day(text: str, *, today: date) -> bool:
+    """Whether ``text`` names the day it is about by its date or as a day relative to today ("on 20
+    May", "next Monday", "tomorrow"): retrieval then keeps a place for what is in force that day only
+    for a while. A weekday alone ("on a tuesday") is any such weekday, not one day."""
+    analysis = analyse(text, base_date=today)
+    return analysis.day_about() is not None and analysis.dated is not None and not analysis.dated.bare_weekday
+
+
 def turn_speculate(*, conversation_id: int, text: str) -> RetrievalResult:
     """Retrieve ahead while the visitor pauses typing: the same date and history the turn will use,
     so turn_begin reuses the result when the question sent is the draft."""
     conversation = Conversation.objects.get(pk=conversation_id)
-    on = question_day(text, today=timezone.localdate())
-    return retrieve(text, on=on, history=[t for _, t in conversation_history(conversation)])
+    today = timezone.localdate()
+    on = question_day(text, today=today)
+    return retrieve(
+        text,
+        on=on,
+        history=[t for _, t in conversation_history(conversation)],
+        dated=question_names_day(text, today=today),
+    )
 
 
 def _answerer_choose(chosen: Answerer | None, result: RetrievalResult, turn: Turn) -> Answerer:
@@ -216,6 +230,7 @@ def turn_begin(
             audience=AUDIENCE_VISITOR,
             options=options,
             query_vector=query_vector,
+            dated=question_names_day(text, today=on),
         )
     )
     assert result is not None

@@ -97,6 +97,17 @@ def facts_live_on(on: date, *, audience: str = AUDIENCE_VISITOR) -> QuerySet[Fac
     return Fact.objects.filter(q)
 
 
+def fact_ids_dated_on(on: date, *, audience: str = AUDIENCE_VISITOR) -> list[int]:
+    """Live facts in force on ``on`` only for a while (a closure week, seasonal hours, an offer that
+    ends): what a question about that day must see whatever it asks about."""
+    return list(
+        facts_live_on(on, audience=audience)
+        .filter(valid_to__isnull=False)
+        .filter(Q(valid_from__isnull=True) | Q(valid_from__lte=on))
+        .values_list("id", flat=True)
+    )
+
+
 def _covers(broad: str, aspect: str) -> bool:
     return aspect == broad or aspect.startswith(broad + " ")
 

@@ -31,7 +31,13 @@ from django.db.models import Q
 from pgvector.django import CosineDistance
 
 from apps.facts.lexical import content_words, coverage, stem
-from apps.facts.selectors import AUDIENCE_STAFF, AUDIENCE_VISITOR, RenderedTopic, knowledge_render
+from apps.facts.selectors import (
+    AUDIENCE_STAFF,
+    AUDIENCE_VISITOR,
+    RenderedTopic,
+    fact_ids_dated_on,
+    knowledge_render,
+)
 from apps.retrieval import embedding
 from apps.retrieval.index import index_state, index_usable
 from apps.retrieval.kinds import kind_of_fact, without_kind_words
@@ -77,6 +83,10 @@ class RetrievalOptions:
     repair: bool = True
     kind_leg: bool = True
     kind_slots: int = 1
+    # A question that names its day ("on 20 May", "next Monday") keeps a place for the best piece
+    # holding a fact in force that day only for a while (a closure week, seasonal hours): "a room for
+    # the night of 20 May?" must see "Closed 17-23 May" though it asks about rooms.
+    dated_slots: int = 1
     keyword: str = "auto"  # auto: only for exact identifiers | on | off
     diversity: bool = True
     rerank: bool = False
@@ -312,14 +322,16 @@ def retrieve(
     audience: str = AUDIENCE_VISITOR,
     options: RetrievalOptions | None = None,
     query_vector: Any | None = None,
+    dated: bool = False,
 ) -> RetrievalResult:
     """Everything the answerer needs for one turn, in the current business's schema: the steps of the
-    module's docstring, each a function below."""
+    module's docstring, each a function below. ``dated``: the message names the day ``on`` itself."""
     search = _Search.begin(options or RetrievalOptions(), on=on, audience=audience)
     own = _search_message(search, message, query_vector)
     _repair_spelling(search, own)
     _search_with_conversation(search, own, history)
     kind, kind_ids = _search_kind(search, own.repaired or message)
+    dated_ids = _search_dated(search, own) if dated else []
     use_keyword, keyword_ids = _search_keyword(search, message)
     new_question = own.top >= search.profile["new_question"] or not history
     discount = _contextual_discount(search.opts, own, history)
@@ -332,6 +344,7 @@ def retrieve(
         keyword_ids=keyword_ids,
         kind=kind,
         kind_ids=kind_ids,
+        dated_ids=dated_ids,
     )
     _order_for_reading(
         kept, own=own, new_question=new_question, discount=discount, search=search, rerank_note=rerank_note
@@ -507,6 +520,27 @@ def _search_kind(search: _Search, text: str) -> tuple[str | None, list[int]]:
     return kind, ids
 
 
+def _search_dated(search: _Search, own: _Own) -> list[int]:
+    """4b. For a message that names its day: the pieces holding a fact in force that day only for a
+    while, by their similarity to the message (a business has few such facts at once)."""
+    fact_ids = fact_ids_dated_on(search.on, audience=search.audience)
+    if not search.opts.dated_slots or not fact_ids:
+        return []
+    holds_one = Q()
+    for fact_id in fact_ids:
+        holds_one |= Q(fact_ids__contains=[fact_id])
+    rows = (
+        Piece.objects.filter(_audience_q(search.audience), generation=search.generation)
+        .filter(holds_one)
+        .annotate(distance=CosineDistance("embedding", own.repaired_vector if own.repaired else own.vector))
+        .order_by("distance")
+        .only("id", "topic_id", "title", "text", "fact_ids")[: search.opts.k]
+    )
+    ids = search.add("dated", search.on.isoformat(), [(p, 1.0 - float(p.distance)) for p in rows])
+    search.lap("dated")
+    return ids
+
+
 def _search_keyword(search: _Search, message: str) -> tuple[bool, list[int]]:
     """5. Full-text search for exact identifiers (SKU-123, a phone number), or always when enabled."""
     opts = search.opts
@@ -550,10 +584,11 @@ def _keep(
     keyword_ids: list[int],
     kind: str | None,
     kind_ids: list[int],
+    dated_ids: list[int],
 ) -> list[tuple[Hit, str]]:
     """6b. The final k pieces, each with why: reserved places first (a new question's own best
-    matches, an exact identifier, the kind of fact), then the best of the rest; at most
-    max_per_topic pieces from one topic."""
+    matches, an exact identifier, the kind of fact, what is in force only for a while on the day
+    asked about), then the best of the rest; at most max_per_topic pieces from one topic."""
     opts = search.opts
     kept: list[tuple[Hit, str]] = []
     per_topic: dict[int, int] = {}
@@ -578,6 +613,9 @@ def _keep(
             break
         if keep(search.hits[pid], f"reserved: kind of fact '{kind}'"):
             slots -= 1
+    if dated_ids and not any(set(h.fact_ids) & set(search.hits[dated_ids[0]].fact_ids) for h, _ in kept):
+        for pid in dated_ids[: search.opts.dated_slots]:
+            keep(search.hits[pid], f"reserved: in force on {search.on.isoformat()} only for a while")
     for hit in ranked:
         keep(hit, "ranked by score")
     return kept

@@ -95,3 +95,37 @@ def test_a_drafts_retrieval_is_reused_for_a_question_about_another_day(garage) -
         assert drafted.on == question_day(text, today=timezone.localdate()) != timezone.localdate()
         turn = turn_begin(conversation_id=conversation.pk, text=text, precomputed=drafted)
         assert turn.speculative_hit
+
+
+@pytest.fixture
+def bistro(make_business):
+    """A closure filed under a topic of its own, among enough other topics that a question about a
+    table would never retrieve it by similarity."""
+    business = make_business("olive-bistro", "Olive Bistro")
+    with tenant_context(business):
+        owner_fact_add(
+            topic="Opening hours", aspect="hours", statement="We are open Tuesday to Sunday, 5 PM to 10 PM."
+        )
+        owner_fact_add(topic="Tables", statement="Tables can be booked online or by phone, up to 8 guests.")
+        owner_fact_add(topic="Set menu", statement="The three-course set menu is $42 per person.")
+        owner_fact_add(topic="Wine list", statement="Wines by the glass start at $9.")
+        owner_fact_add(topic="Private dining", statement="The private room seats 16 guests.")
+        owner_fact_add(topic="Parking", statement="Free parking behind the building after 6 PM.")
+        owner_fact_add(topic="Allergies", statement="Every dish can be made gluten free on request.")
+        owner_fact_add(
+            topic="Notices",
+            statement="We are closed for refurbishment from 17 to 23 May 2027.",
+            valid_from=date(2027, 5, 17),
+            valid_to=date(2027, 5, 23),
+        )
+    return business
+
+
+@pytest.mark.django_db
+def test_a_closure_reaches_a_question_about_something_else_on_a_day_inside_it(bistro) -> None:
+    on = date(2027, 5, 12)
+    reply = ask(bistro, "have you got a table for 4 on the evening of 20 may?", on=on)
+    assert reply.startswith("No") and "refurbishment" in reply, reply
+    # The day after the closure, the same question is about tables, not the closure.
+    after = ask(bistro, "have you got a table for 4 on the evening of 25 may?", on=on)
+    assert "refurbishment" not in after and "book" in after, after

@@ -1154,7 +1154,11 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
     if q.kind == "time":
         return _time_reply(q, facts, business, on)
     if q.kind in ("offer", "accept"):
-        return _closed_that_day(q, facts) or _closed_on_days(q, facts) or _offer_reply(q, facts, business, on)
+        return (
+            _closed_that_day(q, facts, business)
+            or _closed_on_days(q, facts)
+            or _offer_reply(q, facts, business, on)
+        )
     return _wh_reply(q, facts, business)
 
 
@@ -1325,9 +1329,25 @@ def _states_kind(f: _Fact, q: _Question) -> bool:
     when = q.focus == "hours" and analyse(q.text, base_date=on).form.wh == "when"
     if when and any(not m.recurring for m in analyse(f.statement, base_date=on).dates):
         return True
+    if q.focus == "hours" and _states_clock_range(f.statement):
+        return True
     if when or q.focus in ("turnaround", "leadtime"):
         return _states_duration(f, on)
     return False
+
+
+def _states_clock_range(statement: str) -> bool:
+    """Whether a statement gives a span of the clock, with or without am/pm ("Breakfast is 8 till
+    9.30", "mornings 9 to 12"): what "what time ...?" asks for, whatever the fact calls it. Opening
+    hours need the meridiem (a bare "5-8" may be players), but a "what time" question about the fact's
+    own subject has already said the numbers are times."""
+    m = _TIME_RANGE_RE.search(statement)
+    if m is None or m.group(9):
+        return m is not None
+    return (
+        _minutes(m.group(1), m.group(2), None) is not None
+        and _minutes(m.group(5), m.group(6), None) is not None
+    )
 
 
 def _states_duration(f: _Fact, on: date) -> bool:
@@ -1418,11 +1438,13 @@ def _out_of_season(f: _Fact, day: date) -> bool:
         return False
     if _off_its_holidays(f, day):
         return True
+    analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
     seasons = [
         m
-        for m in analyse(f.statement, base_date=f.rf.learned_at.date()).dates
+        for m in analysis.dates
         if m.kind in ("range", "month")
         and not m.explicit_year
+        and not analysis.happened(m)  # "started in january" is no season
         and m.start is not None
         and m.end is not None
         and (m.end - m.start).days >= _SEASON_DAYS - 1
@@ -1540,12 +1562,20 @@ def _limits_the_yes(f: _Fact, q: _Question, on: date) -> bool:
     return any(m.start is not None and not m.recurring and m.start > on for m in dates)
 
 
-def _closed_that_day(q: _Question, facts: list[_Fact]) -> _Reply | None:
+def _about_the_business(f: _Fact, business: str) -> bool:
+    """Whether a statement's subject is the business itself: the owner's "we", which the extractor
+    writes as the business's name."""
+    said = f.statement.lower()
+    return said.startswith("we ") or (bool(business) and said.startswith(business.lower() + " "))
+
+
+def _closed_that_day(q: _Question, facts: list[_Fact], business: str) -> _Reply | None:
     """A question about doing something on a date of its own ("Can I get an appointment on July
     3?") when the business's hours say it is closed that whole day or period: a no, near certain.
     Only a closure of the business's hours counts (a topic about hours), not of one room or
-    service ("the pool is closed March 3-7" says nothing about a massage)."""
-    hours = [f for f in facts if stem("hours") in f.topic_stems]
+    service ("the pool is closed March 3-7" says nothing about a massage); a closure whose subject is
+    the business itself ("<business> is closed for a family holiday ...") is one, whatever its topic."""
+    hours = [f for f in facts if stem("hours") in f.topic_stems or _about_the_business(f, business)]
     closure = _closure_on(q, hours) if q.period is not None else None
     if closure is None or not closure[1]:
         return None

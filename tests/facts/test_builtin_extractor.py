@@ -28,7 +28,7 @@ import pytest
 
 from apps.facts.extraction.base import Candidate, ExtractionContext, ExtractionError
 from apps.facts.extraction.builtin import BuiltinExtractor
-from apps.facts.extraction.builtin_patterns import clean_np
+from apps.facts.extraction.builtin_patterns import clauses_of, clean_np
 from tests.helpers import eval_path
 
 CASES_DIR = Path(__file__).parent / "extractor_cases"
@@ -376,3 +376,46 @@ def test_an_owner_answer_is_filed_under_what_was_asked(question: str, answer: st
     topics = {c.topic for c in found}
     assert topic in topics, [(c.topic, c.statement) for c in found]
     assert not any(word in t.lower() for t in topics for word in ("mile", "toronto", "millbrook", "sunday"))
+
+
+@pytest.mark.parametrize(
+    ("text", "clauses"),
+    [
+        # "and" before a subject and its verb joins two statements, comma or not.
+        (
+            "We fit tow bars, and roof racks cost $60 fitted.",
+            ["We fit tow bars", "roof racks cost $60 fitted."],
+        ),
+        ("We groom cats too and nail clipping costs £8.", ["We groom cats too", "nail clipping costs £8."]),
+        ("We sell road bikes and we service all brands", ["We sell road bikes", "we service all brands"]),
+        # The first verb's subject goes on, or no verb is on the left: one statement.
+        ("We open at 9 and close at 5.", ["We open at 9 and close at 5."]),
+        ("We sell bikes and accessories.", ["We sell bikes and accessories."]),
+        ("Tea and coffee are free.", ["Tea and coffee are free."]),
+        # Both sides priced.
+        ("Haircut $30 and beard trim $15", ["Haircut $30", "beard trim $15"]),
+    ],
+)
+def test_a_sentence_is_cut_into_clauses_by_the_parse(text: str, clauses: list[str]) -> None:
+    assert [c for c, _start in clauses_of(text, 0)] == clauses
+
+
+def test_and_before_a_clause_with_its_own_subject_gives_two_facts() -> None:
+    """'We repair e-bikes, and e-bike diagnostics cost $40' had given one price whose subject ran
+    over the verb ('E-bikes, and e-bike diagnostics cost are $40.') and lost the repairs."""
+    found = BuiltinExtractor().extract(
+        "We fit tow bars, and roof racks cost $60 fitted.", ctx(business_name="Hillside Motors")
+    )
+    assert {"Tow bars", "Roof racks"} <= {c.topic for c in found}, [(c.topic, c.statement) for c in found]
+
+
+def test_an_owner_answer_read_into_details_keeps_all_its_words() -> None:
+    """The owner's words are the top-precedence record: '2 slices and a soda for $9' had been stored
+    only as 'And a soda is $9.' beside '<business> does lunch deals.'."""
+    found = BuiltinExtractor().extract(
+        "we do a breakfast deal weekdays 7-10, a bacon roll and a coffee for £5. eat in or takeaway",
+        ctx(business_name="Corner Café", source_kind="owner_answer", question="Do you do breakfast deals?"),
+    )
+    said = " ".join(c.statement for c in found).lower()
+    for words in ("weekdays 7-10", "bacon roll", "coffee for £5", "takeaway"):
+        assert words in said, [(c.topic, c.statement) for c in found]

@@ -1282,12 +1282,15 @@ class _Run:
         ):
             pol = avail[0].value
         validity = find_validity(rest or text, self.context.learned_on)
+        loses_words = bool(rest) and self.loses_words(rest, found)
         if pol is not None and q.affirm:
             base = q.affirm if pol == "yes" else q.deny
             statement = sentence_end(base)
-            if not other and rest:
+            if rest and (not other or loses_words):
+                # The yes or no carries the owner's whole answer when the details read from it leave
+                # some of its words out ("2 slices and a soda for $9" had kept only "And a soda is $9").
                 statement = self.fold(base, rest, q)
-                found = []
+                found = found if other else []
             value = q.yes_value if pol == "yes" else q.no_value
             cand = Candidate(
                 topic=q.topic,
@@ -1299,10 +1302,16 @@ class _Run:
             )
             return _dedupe([*found, cand]) if any(c.aspect == q.aspect for c in found) else [cand, *found]
         if found:
-            if uncovered:
+            if uncovered or loses_words:
                 found.append(self.whole_answer(q, rest, validity))
             return [self.named_as_asked(c, q) for c in found]
         return [self.whole_answer(q, rest or text, validity)]
+
+    def loses_words(self, answer: str, found: list[Candidate]) -> bool:
+        """Whether the details read from an owner's answer leave out some of its content words: the
+        owner's own words are the top-precedence record, so none may be lost."""
+        kept = set().union(*(content_words(f"{c.topic} {c.statement}") for c in found)) if found else set()
+        return bool(content_words(answer) - kept - content_words(self.biz))
 
     def named_as_asked(self, cand: Candidate, q: _Q) -> Candidate:
         """An answer that names its subject short ("cosmic is $24 now" to "how much is cosmic

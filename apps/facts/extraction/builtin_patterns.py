@@ -9,11 +9,17 @@ name, yes/no answers, lists, clauses.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
+from apps.language.lexicon import word_classes
+from apps.language.pipeline import parse
 from apps.language.units import unit_name
 
 from .base import topic_key
 from .parts import normalise
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
 
 # ----------------------------------------------------------------------------------------------
 # Days, months, numbers
@@ -751,34 +757,22 @@ _MARKER = re.compile(
 
 
 def clauses_of(body: str, offset: int) -> list[tuple[str, int]]:
-    """Cut a sentence into clauses at ";", ", but" and at "and" joining two statements."""
+    """Cut a sentence into clauses, by the shared parse: at ";", at "but" (not "but not", "but
+    also"), at "and" joining two statements (the second a verb with a subject of its own, "we repair
+    e-bikes, and e-bike diagnostics cost $40", or both sides priced or measured, "Haircut $30 and beard
+    trim $15") and at a comma before a pronoun subject ("open daily, we also deliver")."""
+    doc = parse(body)
     cuts: list[tuple[int, int]] = []
-    for m in re.finditer(r";\s*|,?\s+but\s+(?!not\b|also\b)|,?\s+and\s+|,\s+(?=(?:we|it|they)\b)", body):
-        left = body[: m.start()]
-        right = body[m.end() :]
-        sep = m.group(0)
-        if cuts:
-            left = body[cuts[-1][1] : m.start()]
-        if ";" in sep or "but" in sep:
-            cuts.append((m.start(), m.end()))
-            continue
-        right_first = right.split(" and ")[0]
-        both_marked = bool(_MARKER.search(left)) and bool(_MARKER.search(right_first))
-        both_marked = both_marked and (
-            bool(PREDICATE.search(right_first))
-            or bool(re.search(r"[$£€]\s?\d", left) and re.search(r"[$£€]\s?\d", right_first))
-        )
-        new_subject = re.match(
-            r"(?i)(?:we|it|they|i)\b|(?:the |a |an |our |all |most )?[\w'-]+(?: [\w'-]+){0,3} "
-            r"(?:is|are|will|can|costs?|starts?|need|needs|require|requires)\b",
-            right,
-        )
-        left_verb = re.search(
-            r"(?i)\b(?:is|are|have|has|need|needs|offer|offers|start|starts|costs?|require|requires|take|takes)\b",
-            left,
-        )
-        if both_marked or (new_subject and left_verb):
-            cuts.append((m.start(), m.end()))
+    for token in doc:
+        before_a_subject = token.text == "," and token.i + 1 < len(doc) and _pronoun_subject(doc[token.i + 1])
+        if token.text == ";" or before_a_subject:
+            cuts.append(_cut_around(body, token, token))
+        elif token.lower_ in ("and", "but") and token.i > 0:
+            first = doc[token.i - 1] if doc[token.i - 1].text == "," else token
+            a, b = _cut_around(body, first, token)
+            left, right = body[cuts[-1][1] if cuts else 0 : a], body[b:]
+            if _joins_statements(token, left, right):
+                cuts.append((a, b))
     pieces: list[tuple[str, int]] = []
     pos = 0
     for a, b in cuts:
@@ -788,6 +782,52 @@ def clauses_of(body: str, offset: int) -> list[tuple[str, int]]:
     if body[pos:].strip():
         pieces.append((body[pos:], offset + pos))
     return pieces
+
+
+def _cut_around(body: str, first: Token, last: Token) -> tuple[int, int]:
+    """The characters from ``first`` to ``last`` and the spaces around them."""
+    a, b = first.idx, last.idx + len(last.text)
+    while a > 0 and body[a - 1].isspace():
+        a -= 1
+    while b < len(body) and body[b].isspace():
+        b += 1
+    return a, b
+
+
+def _pronoun_subject(token: Token) -> bool:
+    return (
+        token.pos_ == "PRON" and token.dep_ in ("nsubj", "nsubjpass") and token.lower_ in ("we", "it", "they")
+    )
+
+
+def _joins_statements(conjunction: Token, left: str, right: str) -> bool:
+    if conjunction.lower_ == "but":
+        following = conjunction.nbor(1).lower_ if conjunction.i + 1 < len(conjunction.doc) else ""
+        return following not in ("not", "also")
+    right_first = right.split(" and ")[0]
+    if _MARKER.search(left) and _MARKER.search(right_first):
+        return bool(PREDICATE.search(right_first)) or bool(
+            re.search(r"[$£€]\s?\d", left) and re.search(r"[$£€]\s?\d", right_first)
+        )
+    left_has_verb = any(t.pos_ in ("VERB", "AUX") for t in conjunction.doc[: conjunction.i])
+    return left_has_verb and _opens_with_subject_and_verb(conjunction.doc[conjunction.i + 1 :])
+
+
+def _opens_with_subject_and_verb(words: Span) -> bool:
+    """Whether words open with a subject (a pronoun or a short noun phrase) and its verb: "roof racks
+    cost $60", "we service all brands", not "accessories" or "close at 5" (the first verb's subject).
+    A plural noun the tagger took for a noun before an amount is a verb when English has it as one
+    ("nail clipping costs £8": lemminflect's tables)."""
+    for index, token in enumerate(words[:6]):
+        before_amount = index + 1 < len(words) and (words[index + 1].like_num or words[index + 1].tag_ == "$")
+        is_verb = token.pos_ in ("VERB", "AUX") or (
+            token.tag_ == "NNS" and before_amount and "VERB" in word_classes(token.text)
+        )
+        if is_verb:
+            return index > 0
+        if token.pos_ not in ("PRON", "DET", "NOUN", "PROPN", "ADJ", "NUM") and token.text != "-":
+            return False
+    return False
 
 
 PASSIVE = re.compile(

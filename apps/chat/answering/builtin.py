@@ -820,6 +820,18 @@ def _echo(original: str, words: list[str]) -> str:
     return phrase
 
 
+def _refers_back(text: str, on: date) -> bool:
+    """Whether a question names its subject by a pronoun that points back ("does it fit", "how much
+    is that", "do they take"): the parser's morphology says which (third person, or demonstrative)."""
+    doc = analyse(text, base_date=on).doc
+    return any(
+        t.pos_ == "PRON"
+        and t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")
+        and (t.morph.get("Person") == ["3"] or t.morph.get("PronType") == ["Dem"])
+        for t in doc
+    )
+
+
 def _merge_followup(q: _Question, history: list[tuple[str, str]], on: date, business: str) -> _Question:
     """A follow-up that does not say what it is about ("And on Sundays?", "and a full service?") takes
     the previous question's kind and subject, keeping its own words first."""
@@ -829,12 +841,26 @@ def _merge_followup(q: _Question, history: list[tuple[str, str]], on: date, busi
     low = q.text.lower().strip()
     content = [s for s in q.stems if len(s) > 1]
     starts = re.match(r"^(and|what about|how about|what of|same for|also|or)\b", low) is not None
-    if not starts and (
-        len(content) > 2 or q.kind != "wh" or re.match(r"^\W*(what|how|when|where|which|who|why)\b", low)
+    refers_back = _refers_back(q.text, on)
+    if (
+        not starts
+        and not refers_back
+        and (
+            len(content) > 2 or q.kind != "wh" or re.match(r"^\W*(what|how|when|where|which|who|why)\b", low)
+        )
     ):
         return q
     prev = _analyse(previous, on, business)
     q.elliptical = True
+    if refers_back and not starts:
+        # "how many people does it fit?" after "Can I book your back room?": "it" is what the previous
+        # question was about, so that is this question's subject; its own form (how many) stays.
+        for s in prev.object_stems or [s for s, w in prev.stems.items() if w >= 1.0]:
+            if not s[:1].isdigit():
+                q.stems[s] = max(q.stems.get(s, 0.0), 1.0)
+        q.focus = q.focus or prev.focus
+        q.concepts = q.concepts or set(prev.concepts)
+        return q
     if q.days and prev.kind in ("days", "time"):
         q.kind = prev.kind
         q.time = q.time if q.time is not None else prev.time

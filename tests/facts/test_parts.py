@@ -170,3 +170,26 @@ def test_a_sentence_pointing_back_at_a_date_is_dated_on_its_own() -> None:
     assert [p.text for p in split_parts("Closed for stocktake. No deliveries that day.")][-1] == (
         "No deliveries that day."
     )
+
+
+def test_a_table_of_group_sizes_after_a_description_is_about_the_caption_that_opened_the_text() -> None:
+    """The rows name no item ("6-10 guests"), so the table is about the caption above the description,
+    not about a column ("Weekend"), which had become the topic of every row."""
+    text = (
+        "Corporate Away Days\n"
+        "A full day on the water with two instructors, lunch included.\n"
+        "\n"
+        "| Group size | Weekday | Weekend |\n"
+        "|---|---|---|\n"
+        "| 6-10 guests | £70 | £80 |\n"
+        "| 11-20 guests | £60 | £70 |\n"
+    )
+    rows = [p.row for p in split_parts(text) if p.row is not None]
+    assert len(rows) == 4
+    assert {r.item for r in rows} == {"Corporate Away Days"}, rows
+    assert {r.variant for r in rows} == {
+        "6-10 guests, Weekday",
+        "6-10 guests, Weekend",
+        "11-20 guests, Weekday",
+        "11-20 guests, Weekend",
+    }

@@ -259,6 +259,9 @@ def split_parts(text: str) -> list[Part]:
     parts: list[Part] = []
     para: list[str] = []
     block = 0
+    # The caption that opened the text since the last heading ("Private Events - hens, birthdays"
+    # over a paragraph, then a table of group sizes): a table whose rows are no items is about it.
+    opening_caption = ""
 
     def breadcrumb() -> str:
         names = [name for _, name in stack]
@@ -290,7 +293,7 @@ def split_parts(text: str) -> list[Part]:
             flush()
             level = len(m.group(1))
             _push(stack, level, _clean_inline(m.group(2)))
-            label = ""
+            label, opening_caption = "", ""
             i += 1
             continue
         if line.strip() and not para and _SETEXT.match(nxt) and not _BULLET.match(line):
@@ -309,9 +312,9 @@ def split_parts(text: str) -> list[Part]:
             continue
         # Price lists and tables are structure: one part per priced cell, its item and column kept
         # (tables.py); page chrome (navigation, footers, cookie banners) states nothing.
-        found = read_rows(lines, i, caption_of(para[-1]) if para else "")
+        found = read_rows(lines, i, caption_of(para[-1]) if para else opening_caption)
         if found is not None:
-            if found.used_caption:
+            if found.used_caption and para:
                 para.pop()
             flush()
             for cell in found.cells:  # each its own block, as a table row was
@@ -362,6 +365,8 @@ def split_parts(text: str) -> list[Part]:
             block += 1
             i += 1
             continue
+        if not para and not parts and not opening_caption:
+            opening_caption = caption_of(line)
         para.append(line)
         i += 1
     flush()

@@ -982,7 +982,8 @@ def _meeting_conditions(q: _Question, facts: list[_Fact], on: date) -> list[_Fac
     asked = bounds(analyse(q.text, base_date=on))
     if not asked and not q.days and q.time is None:
         return facts
-    verdict = {f.id: _condition_fit(q, asked, f) for f in facts}
+    days = _days_charged_as(q, facts, on)
+    verdict = {f.id: _condition_fit(q, asked, f, days) for f in facts}
     fitting = [f for f in facts if verdict[f.id] > 0]
     if not fitting:
         return facts
@@ -998,7 +999,23 @@ def _meeting_conditions(q: _Question, facts: list[_Fact], on: date) -> list[_Fac
     ]
 
 
-def _condition_fit(q: _Question, asked: list[Bound], f: _Fact) -> int:
+def _days_charged_as(q: _Question, facts: list[_Fact], on: date) -> set[int]:
+    """The days whose rows hold for the question's days: its own, unless a rule in force then, with
+    no amount and no opening hours of its own, names other days ("Summer season: all rooms are
+    charged at the Fri-Sat rate every night" makes a Wednesday in July a Friday or Saturday)."""
+    if not q.days:
+        return q.days
+    for f in facts:
+        if f.state != "temporary" or any(c.polarity in ("open", "closed") for c in f.clauses):
+            continue
+        analysis = analyse(f.statement, base_date=on)
+        named = {d for m in analysis.dates if m.kind == "weekdays" for d in m.weekdays}
+        if named and len(named) < 7 and not q.days <= named and not analysis.amounts:
+            return named
+    return q.days
+
+
+def _condition_fit(q: _Question, asked: list[Bound], f: _Fact, days: set[int]) -> int:
     """+1 when the fact holds for the question's number, day or time and nothing of it fails; -1 when
     one fails; 0 when the fact sets no condition the question can be held against. Days and times
     count only on a fact with a price ("daytime, 8am-6pm: £75"): opening hours are read by the days
@@ -1008,9 +1025,9 @@ def _condition_fit(q: _Question, asked: list[Bound], f: _Fact) -> int:
     analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
     verdicts = {fit(asked, bounds(analysis))} - {0}
     if analysis.amounts:
-        stated_days = days_in(f.statement)
-        if q.days and stated_days:
-            verdicts.add(1 if q.days <= stated_days else -1 if not q.days & stated_days else 0)
+        stated_days = days_in(_canon(f.statement))  # _canon: an en dash is a range's dash
+        if days and stated_days:
+            verdicts.add(1 if days <= stated_days else -1 if not days & stated_days else 0)
         opens, closes = _range(_canon(f.statement))  # _canon: an en dash is a range's dash
         if q.time is not None and opens is not None and closes is not None:
             verdicts.add(1 if opens <= q.time <= closes else -1)

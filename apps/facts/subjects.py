@@ -30,7 +30,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -305,6 +305,13 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
         return SubjectMatch(False, similarity, "different", "a name without a content word")
     if a.numbers != b.numbers:
         return SubjectMatch(False, similarity, "variant", "different numbers")
+    # A hyphenated compound ending in the other's head is a kind of it ("e-bikes" of "bikes"): its
+    # first part qualifies that head, so "e-bikes" / "Specialized bikes" are two variants.
+    if a.head != b.head and a.head.endswith("-" + b.head):
+        kind = replace(a, head=b.head, qualifiers=a.qualifiers | {a.head[: -len(b.head) - 1]})
+        return decide(kind, b, sim, limits)
+    if a.head != b.head and b.head.endswith("-" + a.head):
+        return decide(b, a, sim, limits)
     for short, long in ((a, b), (b, a)):
         if _elliptical(short, long):
             return SubjectMatch(

@@ -1915,7 +1915,9 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
     # 4. Not named: an exclusive list is a no ("We accept cash only"); any other list is not.
     lists = [f for f in ranked if _is_list_for(q, f)]
     for f in lists:
-        if _EXCLUSIVE_RE.search(f.statement):
+        # Only a list of what the question's own verb does excludes the rest ("We sell Trek bikes only"
+        # for "Do you sell Cannondale?"); "takes dogs just for the day" says nothing of washing one.
+        if _EXCLUSIVE_RE.search(f.statement) and verb_ok(f):
             return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
     # Related facts worth giving with the unknown reply: a list of the same kind, what is said about the
     # thing itself, or, when the question is about where or to whom a service goes ("deliver to

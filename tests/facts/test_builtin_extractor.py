@@ -419,3 +419,22 @@ def test_an_owner_answer_read_into_details_keeps_all_its_words() -> None:
     said = " ".join(c.statement for c in found).lower()
     for words in ("weekdays 7-10", "bacon roll", "coffee for £5", "takeaway"):
         assert words in said, [(c.topic, c.statement) for c in found]
+
+
+@pytest.mark.parametrize(
+    ("answer", "yes", "no"),
+    [
+        ("we dont do ferrets or birds sorry, dogs and cats only", {"Dogs", "Cats"}, "Ferrets"),
+        ("We don't stock tyres, batteries only.", {"Batteries"}, "Tyres"),
+    ],
+)
+def test_a_group_closed_by_only_after_a_refusal_is_what_the_business_does(
+    answer: str, yes: set[str], no: str
+) -> None:
+    """'we dont do rabbits or small animals sorry, dogs and cats only' had been stored as 'does not do
+    dogs' and 'does not do cats'."""
+    found = BuiltinExtractor().extract(answer, ctx(business_name="Elm Vets"))
+    values = {c.topic: c.value for c in found if c.aspect == "availability"}
+    assert {t for t, v in values.items() if v == "yes"} >= yes, found
+    assert not {t for t, v in values.items() if v == "no"} & yes, found
+    assert values.get(no) == "no", found

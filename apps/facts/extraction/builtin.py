@@ -27,6 +27,7 @@ from apps.language.analysis import Token, analyse
 from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import word_classes
+from apps.language.wordlists import words as word_table
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
 from .builtin_dates import Validity, dated_items, find_validity, mask, parse_days, parse_hours
@@ -1137,6 +1138,14 @@ class _Run:
         obj = c[end:].strip()
         if not obj or any(w.lower() in NOT_OFFERED for w in re.findall(r"[\w'-]+", obj)[:4]):
             return []
+        only: list[str] = []
+        if neg and neg != "no longer":
+            # "we don't do rabbits or small animals, dogs and cats only": the group closed by "only"
+            # is what it does do, not more of what it does not.
+            before, comma, after = obj.rpartition(",")
+            closing = after.split()
+            if comma and len(closing) > 1 and closing[-1].lower().strip(".!") in word_table("exclusive.txt"):
+                obj, only = before, split_list(" ".join(closing[:-1]))
         rest = PREP_CUT.search(" " + obj)
         qualifier = obj[rest.start() :] if rest else ""
         items = split_list(PREP_CUT.sub("", " " + obj).strip())
@@ -1161,6 +1170,8 @@ class _Run:
             else:
                 template = f"{self.biz} {adv + ' ' if adv else ''}{verbs} {item}"
             dets.append(_Det(self.topic(item), aspect, "no" if neg else "yes", template))
+        for item in only:
+            dets.append(_Det(self.topic(item), aspect, "yes", f"{self.biz} {verbs} {item} only"))
         return dets
 
     # -- filler and general facts ---------------------------------------------------------------

@@ -438,3 +438,18 @@ def test_a_group_closed_by_only_after_a_refusal_is_what_the_business_does(
     assert {t for t, v in values.items() if v == "yes"} >= yes, found
     assert not {t for t, v in values.items() if v == "no"} & yes, found
     assert values.get(no) == "no", found
+
+
+def test_two_spans_of_one_day_set_are_one_detail() -> None:
+    """'Mon-Sat 9am-12pm and 4pm-6pm' had kept only the morning: the afternoon span was a loose time."""
+    found = BuiltinExtractor().extract(
+        "Surgery: Mon-Fri 8am-12pm and 2pm-6pm.", ctx(business_name="Elm Vets")
+    )
+    (hours,) = [c for c in found if c.aspect.startswith("hours")]
+    assert hours.value == "8 AM-12 PM and 2 PM-6 PM" and "2pm-6pm" in hours.statement, found
+    # After a comma, a time with a subject of its own is not the days' second span.
+    found = BuiltinExtractor().extract(
+        "the shop is open Mon-Sat 9-5 and closed Sundays, the helpline is 24/7 though",
+        ctx(business_name="Elm Vets", source_kind="owner_answer", question="what are your hours?"),
+    )
+    assert not any("closed and" in (c.value or "") for c in found), found

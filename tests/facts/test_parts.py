@@ -193,3 +193,12 @@ def test_a_table_of_group_sizes_after_a_description_is_about_the_caption_that_op
         "11-20 guests, Weekday",
         "11-20 guests, Weekend",
     }
+
+
+def test_a_verbless_line_of_days_and_times_goes_on_about_the_label_before_it() -> None:
+    texts = [p.text for p in split_parts("Pool: Mon-Fri 7am-9pm. Saturday 8am-6pm only.\nLockers are free.")]
+    assert texts == ["Pool: Mon-Fri 7am-9pm.", "Pool: Saturday 8am-6pm only.", "Lockers are free."]
+    # A sentence with a verb of its own says who it is about.
+    assert [p.text for p in split_parts("Pool: Mon-Fri 7am-9pm. Sunday we open the gym only.")][-1] == (
+        "Sunday we open the gym only."
+    )

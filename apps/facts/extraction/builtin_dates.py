@@ -374,17 +374,26 @@ def parse_hours(text: str, *, open_word: bool | None = None) -> list[HoursSpec]:
         return []
     says_open = bool(re.search(r"(?i)\bopen\b", text)) if open_word is None else open_word
     segments: list[list[_Tok]] = [[]]
+    joined_by_and: set[int] = set()  # segments that follow an "and", not a comma or a full stop
     for tok in toks:
         if tok.kind == "S":
             if segments[-1]:
                 segments.append([])
+            if tok.text.strip().lower() in ("and", "plus"):
+                joined_by_and.add(len(segments) - 1)
         else:
             segments[-1].append(tok)
     pairs: list[tuple[_Tok | None, _Tok | None]] = []
     loose: list[_Tok] = []
-    for seg in segments:
+    paired_days: list[_Tok] = []  # the day of the segment before, when it paired one with a time
+    for index, seg in enumerate(segments):
         days = [t for t in seg if t.kind == "D"]
         times = [t for t in seg if t.kind == "T" and not (t.weak and not days)]
+        if times and not days and len(paired_days) == 1 and index in joined_by_and:
+            # "Mon-Sat 9am-12pm and 4pm-6pm": a second time for the same days, not a loose time.
+            pairs.extend((paired_days[0], t) for t in times)
+            continue
+        paired_days = days if days and times else []
         if days and times:
             if len(days) == len(times):
                 pairs.extend(zip(days, times, strict=True))
@@ -413,12 +422,28 @@ def parse_hours(text: str, *, open_word: bool | None = None) -> list[HoursSpec]:
     for day_tok, time_tok in sorted(pairs, key=_pair_start):
         if time_tok is None and (not says_open or re.search(r"(?i)\bclosed\b", text)):
             continue
-        specs.append(
-            HoursSpec(
-                day_key=day_tok.value if day_tok else None,
-                value=time_tok.value if time_tok else None,
-                day_text=day_tok.text if day_tok else "",
-                time_text=time_tok.text if time_tok else "",
-            )
+        spec = HoursSpec(
+            day_key=day_tok.value if day_tok else None,
+            value=time_tok.value if time_tok else None,
+            day_text=day_tok.text if day_tok else "",
+            time_text=time_tok.text if time_tok else "",
         )
+        last = specs[-1] if specs else None
+        if (
+            last is not None
+            and day_tok is not None
+            and last.day_text == spec.day_text
+            and last.value
+            and spec.value
+        ):
+            # Two spans of one day set are one detail ("9 AM-12 PM and 4 PM-6 PM"), or the second
+            # would replace the first.
+            spec = replace(
+                last,
+                value=f"{last.value} and {spec.value}",
+                time_text=f"{last.time_text} and {spec.time_text}",
+            )
+            specs[-1] = spec
+            continue
+        specs.append(spec)
     return specs

@@ -225,7 +225,24 @@ def continued(sentence: str, label: str) -> str:
     minis are $175)."""
     if label and _OPENS_WITH_PRICE.match(sentence) and not split_label(sentence)[0]:
         return f"{label}: {sentence.lstrip()}"
+    if label and not split_label(sentence)[0] and _opens_with_a_weekday(sentence):
+        # So does a verbless line of days and times ("Drop-off & collection: Mon-Sat 9am-12pm.
+        # Sunday 4pm-6pm only."): the Sunday hours are the label's, not the business's.
+        return f"{label}: {sentence.lstrip()}"
     return sentence
+
+
+def _opens_with_a_weekday(sentence: str) -> bool:
+    """A sentence with no verb of its own that starts with a weekday ("Sunday 4pm-6pm only.")."""
+    if not sentence.strip()[:1].isalpha() or not any(ch.isdigit() for ch in sentence):
+        return False  # cheap checks first: most sentences are not days and times
+    from apps.language.analysis import analyse  # lazy, as in dated_back below
+
+    analysis = analyse(sentence.strip(), base_date=date.today())
+    first = analysis.dates[0] if analysis.dates else None
+    return (
+        first is not None and first.start_char == 0 and bool(first.weekdays) and not analysis.has_finite_verb
+    )
 
 
 #: "that day", "that weekend": a date the sentence before named.

@@ -453,3 +453,20 @@ def test_two_spans_of_one_day_set_are_one_detail() -> None:
         ctx(business_name="Elm Vets", source_kind="owner_answer", question="what are your hours?"),
     )
     assert not any("closed and" in (c.value or "") for c in found), found
+
+
+def test_a_hyphenated_name_before_days_and_times_is_whose_hours_they_are() -> None:
+    """'Walk-ins welcome Fridays 12-6' had become the business's opening hours ('open on Fridays,
+    12-6'): the hyphen had cut the name to 'Walk', read as an imperative."""
+    found = BuiltinExtractor().extract(
+        "Drop-ins welcome Saturdays 10-2 (kids only)", ctx(business_name="Elm Bakery")
+    )
+    assert found and all(c.topic != "Opening hours" for c in found), found
+
+
+def test_one_answer_names_its_subject_once_whether_hyphenated_or_not() -> None:
+    found = BuiltinExtractor().extract(
+        "yep touch-ups are fine, need a chat first (free, 10 min)",
+        ctx(business_name="Elm Studio", source_kind="owner_answer", question="Do you do touch ups?"),
+    )
+    assert len({c.topic for c in found}) == 1, [(c.topic, c.statement) for c in found]

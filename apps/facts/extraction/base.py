@@ -121,7 +121,8 @@ def singular(word: str) -> str:
 
 
 def topic_key(topic: str) -> str:
-    words = re.findall(r"[\w'&+-]+", topic.lower())
+    # "Cover-ups" and "Cover ups" are one name: a hyphen joins what a space separates.
+    words = re.findall(r"[\w'&+]+", topic.lower().replace("-", " "))
     return " ".join(singular(w) for w in words)
 
 

@@ -621,6 +621,9 @@ class _Run:
         words: list[Token] = []
         nouns: list[Token] = []
         for token in analysis.tokens:
+            if words and token.tag == "HYPH" and body[token.start_char - 1 : token.start_char] != " ":
+                words.append(token)  # a hyphen inside a word ("Walk-ins") is part of the name
+                continue
             if token.start_char >= end or (words and token.pos in ("ADP", "PUNCT", "VERB", "AUX")):
                 break  # the name ends at its preposition or verb ("Attendant on duty", "... - Open")
             # The name starts the line; a first word tagged a verb that no dictionary lists as one is

@@ -620,16 +620,26 @@ class _Run:
         end = min([first.start() if first else len(body), *(m.start_char for m in analysis.dates)])
         words: list[Token] = []
         nouns: list[Token] = []
-        for token in analysis.tokens:
-            if words and token.tag == "HYPH" and body[token.start_char - 1 : token.start_char] != " ":
-                words.append(token)  # a hyphen inside a word ("Walk-ins") is part of the name
+        tokens = analysis.tokens
+        for index, token in enumerate(tokens):
+            joined = words and words[-1].tag == "HYPH"
+            if joined or (
+                words and token.tag == "HYPH" and body[token.start_char - 1 : token.start_char] != " "
+            ):
+                # A hyphen inside a word and the part after it belong to the name ("Walk-ins",
+                # "Drop-in sessions"): the compound is one noun however its parts are tagged.
+                words.append(token)
+                if joined:
+                    nouns.append(token)
                 continue
             if token.start_char >= end or (words and token.pos in ("ADP", "PUNCT", "VERB", "AUX")):
                 break  # the name ends at its preposition or verb ("Attendant on duty", "... - Open")
             # The name starts the line; a first word tagged a verb that no dictionary lists as one is
             # the tagger's slip on a fragment ("Attendant on duty").
+            # A hyphenated compound is a noun however its first part is tagged ("Drop-in sessions").
+            compound = index + 1 < len(tokens) and tokens[index + 1].tag == "HYPH"
             named = token.pos in ("NOUN", "PROPN", "ADJ") or (
-                not words and token.pos == "VERB" and "VERB" not in word_classes(token.text)
+                not words and token.pos == "VERB" and ("VERB" not in word_classes(token.text) or compound)
             )
             if not (named or (words and token.pos == "PART")):
                 break

@@ -202,3 +202,17 @@ def test_a_verbless_line_of_days_and_times_goes_on_about_the_label_before_it() -
     assert [p.text for p in split_parts("Pool: Mon-Fri 7am-9pm. Sunday we open the gym only.")][-1] == (
         "Sunday we open the gym only."
     )
+
+
+def test_a_sentence_saying_only_when_the_one_before_holds_dates_it() -> None:
+    """'Stay 3 nights and pay for 2! Valid for stays from 4 January to 31 March 2027.' had kept the
+    offer live for ever beside a fact that said only 'valid for stays ...'."""
+    texts = [
+        p.text for p in split_parts("Kids eat free on Sundays. Available until 30 June 2027. Book ahead.")
+    ]
+    assert texts == ["Kids eat free on Sundays (available until 30 June 2027).", "Book ahead."]
+    # A closure is a statement of its own, not the window of the sentence before it.
+    assert [p.text for p in split_parts("We're open daily. Closed from 17 to 23 May.")] == [
+        "We're open daily.",
+        "Closed from 17 to 23 May.",
+    ]

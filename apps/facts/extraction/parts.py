@@ -10,6 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
@@ -266,6 +267,40 @@ def dated_back(sentence: str, before: str) -> str:
     return _THAT_DAY.sub(f"on {named[0].text}", sentence, count=1) if named else sentence
 
 
+def windows_back(sentences: list[str]) -> list[str]:
+    """A sentence that only says when the one before it holds ("Stay 3 nights and pay for 2! Valid
+    for stays from 4 January to 31 March 2027.") goes into that sentence, in brackets, so that the
+    offer is dated and ends with its window instead of staying live."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and _only_a_window(sentence):
+            said = sentence.strip().rstrip(".!")
+            out[-1] = f"{out[-1].rstrip().rstrip('.!')} ({said[:1].lower()}{said[1:]})."
+        else:
+            out.append(sentence)
+    return out
+
+
+def _only_a_window(sentence: str) -> bool:
+    words = sentence.strip().split()
+    if not words or words[0].lower() not in _validity_words() or not any(ch.isdigit() for ch in sentence):
+        return False  # cheap checks first: few sentences open with "valid" or "available"
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    analysis = analyse(sentence.strip(), base_date=date.today())
+    spans = [(m.start_char, m.end_char) for m in analysis.dates if not m.recurring and (m.start or m.end)]
+    outside = [t for t in analysis.tokens if not any(a <= t.start_char < b for a, b in spans)]
+    content = [t for t in outside if not (t.is_stop or t.is_punct or t.like_num)]
+    return bool(spans) and len(content) <= 3 and not any(t.dep in ("nsubj", "nsubjpass") for t in outside)
+
+
+@cache
+def _validity_words() -> frozenset[str]:
+    from apps.language.wordlists import words  # the language layer's data files
+
+    return words("validity.txt")
+
+
 def split_parts(text: str) -> list[Part]:
     """Split markdown-ish text into parts under their heading breadcrumb. Empty text gives []."""
     if not text or not text.strip():
@@ -290,7 +325,7 @@ def split_parts(text: str) -> list[Part]:
         nonlocal block
         if para:
             label_before, before = "", ""
-            for sentence in split_sentences(_join_lines(para)):
+            for sentence in windows_back(split_sentences(_join_lines(para))):
                 unit = dated_back(continued(sentence, label_before), before)
                 label_before, before = split_label(sentence)[0], sentence
                 cells = read_inline(unit)  # "Meeting rooms $28/hour for members, $45 for others."

@@ -523,8 +523,10 @@ def _search_kind(search: _Search, text: str) -> tuple[str | None, list[int]]:
 def _search_dated(search: _Search, own: _Own) -> list[int]:
     """4b. For a message that names its day: the pieces holding a fact in force that day only for a
     while, by their similarity to the message (a business has few such facts at once)."""
+    if not search.opts.dated_slots:
+        return []
     fact_ids = fact_ids_dated_on(search.on, audience=search.audience)
-    if not search.opts.dated_slots or not fact_ids:
+    if not fact_ids:
         return []
     holds_one = Q()
     for fact_id in fact_ids:

@@ -10,7 +10,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+
+from apps.language.wordlists import words as word_table
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
@@ -283,7 +284,11 @@ def windows_back(sentences: list[str]) -> list[str]:
 
 def _only_a_window(sentence: str) -> bool:
     words = sentence.strip().split()
-    if not words or words[0].lower() not in _validity_words() or not any(ch.isdigit() for ch in sentence):
+    if (
+        not words
+        or words[0].lower() not in word_table("validity.txt")
+        or not any(ch.isdigit() for ch in sentence)
+    ):
         return False  # cheap checks first: few sentences open with "valid" or "available"
     from apps.language.analysis import analyse  # lazy, as in dated_back
 
@@ -292,13 +297,6 @@ def _only_a_window(sentence: str) -> bool:
     outside = [t for t in analysis.tokens if not any(a <= t.start_char < b for a, b in spans)]
     content = [t for t in outside if not (t.is_stop or t.is_punct or t.like_num)]
     return bool(spans) and len(content) <= 3 and not any(t.dep in ("nsubj", "nsubjpass") for t in outside)
-
-
-@cache
-def _validity_words() -> frozenset[str]:
-    from apps.language.wordlists import words  # the language layer's data files
-
-    return words("validity.txt")
 
 
 def split_parts(text: str) -> list[Part]:

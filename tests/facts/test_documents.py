@@ -422,3 +422,14 @@ def test_the_parser_child_reads_a_document_and_is_stopped_by_its_time_limit() ->
             b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "menu.png", limits=limits, memory_mb=512, timeout=60
         )
     assert not isinstance(caught.value, DocumentRefused) and "a PNG image" in str(caught.value)
+
+
+def test_markdown_is_read_as_commonmark_reads_it() -> None:
+    # A setext heading may span lines; a "#" inside an indented code block is no heading; an inline
+    # comment is dropped and the rest of its line kept.
+    doc = (
+        b"Our winter\nopening hours\n=============\n\n    # a code sample\n\n* Tea <!-- check price --> $3\n"
+    )
+    parsed = parse_document(doc, "winter.md")
+    assert parsed.title == "Our winter opening hours"
+    assert parsed.text == "# Our winter opening hours\n\n    # a code sample\n\n- Tea  $3"

@@ -18,8 +18,9 @@ import unicodedata
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from docx import Document as open_docx
 from docx.table import Table
@@ -28,6 +29,10 @@ from pypdf import Configuration, PageObject, PasswordType, PdfReader, apply_conf
 from pypdf.errors import LimitReachedError
 
 from .html_text import extract_main_text, with_title_heading
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 __all__ = [
     "SUPPORTED_TYPES",
@@ -151,11 +156,6 @@ _HTML_TAG_RE = re.compile(
 _SVG_RE = re.compile(
     r"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*(?:<!DOCTYPE svg[^>]*>\s*)?<svg\b", re.I | re.S
 )
-_ATX_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+\S", re.M)
-_SETEXT_RE = re.compile(r"^[^\s#>=-][^\n]*\n {0,3}(?:=+|-{2,})[ \t]*$", re.M)
-_MD_LINK_RE = re.compile(r"\[[^\]\n]+\]\([^)\s]+\)")
-_MD_LIST_RE = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])[ \t]+\S", re.M)
-_MD_EMPHASIS_RE = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`")
 
 
 def _binary_type(data: bytes) -> str | None:
@@ -221,16 +221,22 @@ def _unsupported(label: str) -> DocumentError:
 
 
 def _looks_like_markdown(text: str) -> bool:
-    if _ATX_RE.search(text) or _SETEXT_RE.search(text) or _MD_LINK_RE.search(text) or text.count("```") >= 2:
+    """Markdown by what markdown-it finds in it: a heading, a link or a fenced block; or a list of two
+    or more items beside strong emphasis or inline code (a plain list alone is plain text)."""
+    tokens = _markdown_tokens(text)
+    kinds = {token.type for token in tokens}
+    inline = {child.type for token in tokens for child in token.children or ()}
+    if kinds & {"heading_open", "fence"} or "link_open" in inline:
         return True
-    return len(_MD_LIST_RE.findall(text)) >= 2 and bool(_MD_EMPHASIS_RE.search(text))
+    items = sum(token.type == "list_item_open" for token in tokens)
+    return items >= 2 and bool(inline & {"strong_open", "code_inline"})
 
 
 def _looks_like_html(text: str) -> bool:
     head = text[:4096]
     if _HTML_START_RE.match(head):
         return True
-    if not head.lstrip().startswith("<") or _ATX_RE.search(text):
+    if not head.lstrip().startswith("<") or any(t.markup.startswith("#") for t in _markdown_tokens(text)):
         return False
     return len(_HTML_TAG_RE.findall(head)) >= 3
 
@@ -357,7 +363,17 @@ def _result(kind: DocumentKind, title: str, text: str) -> ParsedDocument:
 # Plain text and markdown
 
 _FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
-_FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+@cache
+def _markdown_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # lazy: only uploaded documents need it
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _markdown_tokens(text: str) -> list[Token]:
+    return _markdown_parser().parse(text)
 
 
 def _parse_text(data: bytes, filename: str) -> ParsedDocument:
@@ -378,52 +394,42 @@ def _parse_text(data: bytes, filename: str) -> ParsedDocument:
 
 
 def _parse_markdown(data: bytes, filename: str) -> ParsedDocument:
+    """A Markdown document in one canonical form for the readers after it: ATX headings ("## ..."),
+    "- " bullets, no HTML comments. markdown-it (CommonMark) finds them, so setext underlines,
+    closing hashes and fenced or indented code are read as Markdown reads them; every other line is
+    kept as written."""
     text = _finish(_decode_text(data))
     title = ""
-    front = _FRONT_MATTER_RE.match(text)
+    front = _FRONT_MATTER_RE.match(text)  # YAML front matter is not CommonMark: read before parsing
     if front:
-        match = re.search(r"(?m)^title\s*:\s*(.+)$", front.group(1))
-        title = match.group(1).strip().strip("\"'") if match else ""
+        named = next((line for line in front.group(1).split("\n") if line.lower().startswith("title:")), "")
+        title = named.partition(":")[2].strip().strip("\"'")
         text = text[front.end() :]
-    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
-    out: list[str] = []
-    in_fence = False
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if _FENCE_RE.match(line):
-            in_fence = not in_fence
-            out.append(line)
+    lines: list[str | None] = list(text.split("\n"))
+    headings: list[tuple[int, str]] = []
+    tokens = _markdown_tokens(text)
+    for index, token in enumerate(tokens):
+        if token.map is None:
             continue
-        if in_fence:
-            out.append(line)
-            continue
-        underline = lines[index + 1] if index + 1 < len(lines) else ""
-        if (
-            line.strip()
-            and not _BULLET_RE.match(line)
-            and not _ATX_RE.match(line)
-            and re.fullmatch(r" {0,3}(=+|-{2,})\s*", underline)
-        ):
-            out.append(("# " if underline.strip()[0] == "=" else "## ") + line.strip())
-            continue
-        if re.fullmatch(r" {0,3}(=+|-{2,})\s*", line) and out and out[-1].startswith("#"):
-            continue  # the setext underline consumed above
-        heading = re.match(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", line)
-        if heading:
-            out.append(f"{heading.group(1)} {heading.group(2)}")
-        elif re.match(r"\s*[*+][ \t]+", line):
-            out.append(re.sub(r"^(\s*)[*+][ \t]+", r"\1- ", line))
-        else:
-            out.append(line)
-    text = "\n".join(out)
-    h1 = re.search(r"(?m)^# (.+)$", text)
-    any_heading = re.search(r"(?m)^#{1,6} (.+)$", text)
-    title = (
-        (h1.group(1) if h1 else "")
-        or title
-        or _stem_title(filename)
-        or (any_heading.group(1) if any_heading else "")
-    )
+        first, after = token.map
+        if token.type == "heading_open" and token.level == 0:
+            level, content = int(token.tag[1]), " ".join(tokens[index + 1].content.split())
+            headings.append((level, content))
+            lines[first:after] = [f"{'#' * level} {content}"] + [None] * (after - first - 1)
+        elif token.type == "list_item_open" and token.markup in ("*", "+"):
+            line = lines[first] or ""
+            body = line.lstrip()
+            if body.startswith(token.markup):
+                lines[first] = f"{line[: len(line) - len(body)]}- {body[1:].lstrip()}"
+        elif token.type == "html_block" and token.content.lstrip().startswith("<!--"):
+            lines[first:after] = [None] * (after - first)
+        elif token.type == "inline" and after == first + 1:
+            for child in token.children or ():
+                if child.type == "html_inline" and child.content.startswith("<!--"):
+                    lines[first] = (lines[first] or "").replace(child.content, "")
+    text = "\n".join(line for line in lines if line is not None)
+    h1 = next((content for level, content in headings if level == 1), "")
+    title = h1 or title or _stem_title(filename) or (headings[0][1] if headings else "")
     return _result("markdown", title, text)
 
 

@@ -1592,11 +1592,21 @@ def _closed_on_days(q: _Question, facts: list[_Fact]) -> _Reply | None:
     return None
 
 
+def _exclusive(statement: str) -> bool:
+    """Whether "only" / "just" / "exclusively" limits what the statement lists ("We take cash only",
+    "Dogs only!"). One that qualifies an amount says how much, not that nothing else is offered:
+    "pay just $1 for your first month", "only 5 euro for kids" (its head in the parse is a number)."""
+    if not _EXCLUSIVE_RE.search(statement):
+        return False
+    doc = analyse(statement, base_date=date.min).doc
+    return any(_EXCLUSIVE_RE.fullmatch(t.text) and not (t.head.like_num or t.head.tag_ == "CD") for t in doc)
+
+
 def _limits_the_yes(f: _Fact, q: _Question, on: date) -> bool:
     """Whether a fact that names the thing asked still does not make the answer a plain yes: it limits
     the offer ("Dogs only!"), names other days than the question's ("welcome on Fridays" for a
     Tuesday), or starts after the question's day ("coming in January 2028")."""
-    if _EXCLUSIVE_RE.search(f.statement):
+    if _exclusive(f.statement):
         return True
     named = days_in(f.statement)
     if q.days and named and not q.days & named:
@@ -1917,7 +1927,7 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
     for f in lists:
         # Only a list of what the question's own verb does excludes the rest ("We sell Trek bikes only"
         # for "Do you sell Cannondale?"); "takes dogs just for the day" says nothing of washing one.
-        if _EXCLUSIVE_RE.search(f.statement) and verb_ok(f):
+        if _exclusive(f.statement) and verb_ok(f):
             return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
     # Related facts worth giving with the unknown reply: a list of the same kind, what is said about the
     # thing itself, or, when the question is about where or to whom a service goes ("deliver to

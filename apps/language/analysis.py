@@ -160,6 +160,26 @@ class Analysis:
         return not any(t.head == root.i and t.dep in ("nsubj", "nsubjpass", "expl") for t in self.tokens)
 
     @property
+    def announced(self) -> str | None:
+        """What a verbless sentence announces in a clause of its own: "A reminder that gate access
+        hours are 6am to 11pm" states "gate access hours are 6am to 11pm", "Just a heads up that prices
+        go up in May" states "prices go up in May". Read on the parse: the first sentence's root is a
+        noun, and a clause hanging on it opens with "that" and has its own subject. None otherwise."""
+        first = self.sentences[0] if self.sentences else None
+        end = first.end_char if first else len(self.text)
+        root = next((t for t in self.tokens if t.dep == "ROOT" and t.start_char < end), None)
+        if root is None or root.pos not in ("NOUN", "PROPN"):
+            return None
+        for clause in self.tokens:
+            if clause.head != root.i or clause.dep not in ("acl", "relcl", "ccomp") or clause.i == root.i:
+                continue
+            children = [t for t in self.tokens if t.head == clause.i and t.i != clause.i]
+            mark = next((t for t in children if t.dep == "mark" and t.text.lower() == "that"), None)
+            if mark is not None and any(t.dep in ("nsubj", "nsubjpass", "expl") for t in children):
+                return self.text[mark.start_char + len(mark.text) : end].strip() or None
+        return None
+
+    @property
     def dated(self) -> DateMention | None:
         """The first mention of a calendar day or period (not a recurring weekday): the date a
         question is about."""

@@ -26,7 +26,7 @@ from apps.facts.lexical import content_words, stem
 from apps.language.analysis import Token, analyse
 from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import word_classes
+from apps.language.lexicon import lexical_file, word_classes
 from apps.language.wordlists import words as word_table
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
@@ -364,6 +364,7 @@ class _Run:
     def sentence(self, text: str, hint: _Q | None = None, *, keep_general: bool = True) -> list[Candidate]:
         """Candidates of one sentence; ``hint`` is the question it answers (for "it", elided subjects)."""
         text = join_compound_nouns(normalise(text))
+        text = analyse(text, base_date=self.context.learned_on).announced or text  # "A reminder that ..."
         self.last = None
         qa = re.match(r"^(.{3,}?\?)\s+(.+)$", text)
         if qa and hint is None:
@@ -589,8 +590,12 @@ class _Run:
 
     def hours_topic(self, masked: str, hint: _Q | None) -> str:
         label, body, _ = split_label(masked)
-        if label and not re.search(r"(?i)hours|times|schedule|open", label) and not parse_days(label):
-            return self.topic(label)
+        if label and not parse_days(label):
+            if not re.search(r"(?i)hours|times|schedule|open", label):
+                return self.topic(label)
+            named = self.named_before_times(label)  # "Pool hours: 7am-9pm"
+            if named:
+                return self.topic(named)
         m = re.match(
             r"^\s*(?P<np>[^,;:]*?)\s+(?:is|are|will be|runs?|served|opens?|closes?|starts?|takes? place|"
             r"happens?|begins?|available|served|offered)\b",
@@ -646,9 +651,22 @@ class _Run:
             words.append(token)
             if token.pos != "ADJ" and token.pos != "PART":
                 nouns.append(token)
-        if not nouns or all(t.lemma in {"hour", "opening", "time", "open"} for t in nouns):
+        hours_words = {"hour", "opening", "time", "open"}
+        if not nouns or all(t.lemma in hours_words for t in nouns):
             return ""  # "Opening times", "Hours"
-        if nouns == words[:1] and "VERB" in word_classes(words[0].text):
+        # "Gate access hours", "Kitchen opening times": that thing's hours. A singular "time" is part
+        # of a name ("Toddler splash time"), and so is a hyphenated one ("Term-time").
+        named_hours = False
+        while (
+            len(nouns) > 1
+            and nouns[-1].lemma in hours_words
+            and (nouns[-1].tag == "NNS" or nouns[-1].lemma == "opening")
+            and words[words.index(nouns[-1]) - 1].tag != "HYPH"
+        ):
+            words, nouns, named_hours = words[: words.index(nouns[-1])], nouns[:-1], True
+        if nouns[-1].lemma not in hours_words and lexical_file(nouns[-1].lemma) == "noun.time":
+            return ""  # it says when, not what: "Summer 9am-5pm", "Evening hours"
+        if nouns == words[:1] and not named_hours and "VERB" in word_classes(words[0].text):
             return ""  # an imperative, not a name ("Book online 24/7", "Call 9-5")
         name_end = nouns[-1].start_char + len(nouns[-1].text)
         if body[name_end : name_end + 3] == "   " or mentions_holiday(

@@ -422,8 +422,9 @@ def parse_hours(text: str, *, open_word: bool | None = None) -> list[HoursSpec]:
     for day_tok, time_tok in sorted(pairs, key=_pair_start):
         if time_tok is None and (not says_open or re.search(r"(?i)\bclosed\b", text)):
             continue
+        always = time_tok is not None and time_tok.value == "24/7"  # "24/7" names its days: all seven
         spec = HoursSpec(
-            day_key=day_tok.value if day_tok else None,
+            day_key=day_tok.value if day_tok else ("every day" if always else None),
             value=time_tok.value if time_tok else None,
             day_text=day_tok.text if day_tok else "",
             time_text=time_tok.text if time_tok else "",

@@ -425,11 +425,13 @@ def _split_items(start: int, classes: list[int], doc: Doc, end: int) -> list[tup
         following = classes[offset + 1] if offset + 1 < len(classes) else None
         if following == _YEAR:
             continue
-        # "Friday, 24 December": a comma after one weekday, before its date, names that date's day.
+        # "Friday, 24 December": a comma after one weekday, before its date, names that date's day;
+        # so at either end of a range ("Thursday, October 28 through Saturday, October 30").
         if (
             _plain(doc[index]) == ","
             and following in (_NUM, _MONTH)
-            and _lone_weekday(doc, item_start, index)
+            and _lone_weekday(doc, index - 1, index)
+            and (index - 1 == item_start or (offset >= 2 and classes[offset - 2] == _RANGE))
         ):
             continue
         # "between X and Y" is a range, not a list.

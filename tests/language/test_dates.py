@@ -36,6 +36,12 @@ def dates(text: str, base: dt.date | dt.datetime = BASE, tz: str | None = None):
         ("Lessons paused 3 - 9 August, back on the 10th.", D(2027, 8, 3), D(2027, 8, 9)),
         # The parser heads "23" with "inclusive"; a number beside a month is still that month's day.
         ("The yard is shut from 5 to 9 October 2027 inclusive.", D(2027, 10, 5), D(2027, 10, 9)),
+        # A weekday and a comma before each end's date name that date's day, at both ends.
+        (
+            "The studio is closed Tuesday, March 9 through Friday, March 12, 2027.",
+            D(2027, 3, 9),
+            D(2027, 3, 12),
+        ),
     ],
 )
 def test_a_range_stays_a_range(text: str, start: dt.date, end: dt.date) -> None:

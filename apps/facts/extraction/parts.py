@@ -510,8 +510,13 @@ def split_sentences(text: str) -> list[str]:
 _TERMINATOR = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)(\s+)")
 
 
+#: A dot leader inside a line ("Fri 31 Dec (New Year's Eve) .... 8:30am - 4pm"): it joins a label to
+#: its value, so it reads as a colon and ends no sentence (an ellipsis has three dots).
+_LEADER = re.compile(r"(?<=\S)\s*(?:\.{4,}|…{2,}|·{3,}|_{3,})\s*(?=\S)")
+
+
 def _split_block(block: str) -> list[str]:
-    block = normalise(block)
+    block = _LEADER.sub(": ", normalise(block))
     if not block:
         return []
     result: list[str] = []

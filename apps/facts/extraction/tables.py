@@ -314,9 +314,9 @@ def read_inline(line: str) -> list[RowCell]:
     labelled = re.match(r"^([^:$£€]{2,60}):\s+(.*)$", body)
     if labelled and _is_item(_clean(labelled.group(1))):
         label, body = _clean(labelled.group(1)), labelled.group(2)
-    pieces = re.split(r"\s+[·•]\s+", body)
+    pieces = re.split(r"\s+[·•|]\s+", body)
     if len(pieces) < 2 or label:
-        pieces = re.split(r"\s+[·•]\s+|,\s+|;\s+", body)
+        pieces = re.split(r"\s+[·•|]\s+|,\s+|;\s+", body)
     if len(pieces) < 2:
         return []
     read = [_piece(piece) for piece in pieces]
@@ -473,7 +473,12 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
         line = lines[i]
         found = _item_line(line)
         if found is None:
-            break
+            variants = _leader_variants(line)
+            if not variants:
+                break
+            out.extend(variants)  # "Massage ........ 30 min $50 | 60 min $90": a price per variant
+            i += 1
+            continue
         item, value = found
         indented = line[:1] in (" ", "\t") and not _BULLET.match(line)
         if i == start:
@@ -494,6 +499,17 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
     if not out:
         return None
     return Found(i, _told_apart(out), used_caption=bool(caption) and _uses(out, caption))
+
+
+def _leader_variants(line: str) -> list[RowCell]:
+    """A leader line whose value gives one price per variant ("Massage therapy ........ 30 min $50 |
+    60 min $90"): read as the inline list "Massage therapy: 30 min $50 · 60 min $90"."""
+    body = _BULLET.sub("", line, count=1).strip()
+    leader = _LEADER.search(body)
+    item = _clean(body[: leader.start()]) if leader else ""
+    if leader is None or not _is_item(item):
+        return []
+    return read_inline(f"{item}: {body[leader.end() :]}")
 
 
 def _told_apart(cells: list[RowCell]) -> list[RowCell]:

@@ -590,12 +590,15 @@ class _Run:
 
     def hours_topic(self, masked: str, hint: _Q | None) -> str:
         label, body, _ = split_label(masked)
+        if label and analyse(label, base_date=self.context.learned_on).has_finite_verb:
+            label, body = "", masked  # a clause, not a label ("Our staff are away: we are closed ...")
         if label and not parse_days(label):
             if not re.search(r"(?i)hours|times|schedule|open", label):
                 return self.topic(label)
             named = self.named_before_times(label)  # "Pool hours: 7am-9pm"
             if named:
                 return self.topic(named)
+        body = self.hours_clause(body)
         m = re.match(
             r"^\s*(?P<np>[^,;:]*?)\s+(?:is|are|will be|runs?|served|opens?|closes?|starts?|takes? place|"
             r"happens?|begins?|available|served|offered)\b",
@@ -615,6 +618,21 @@ class _Run:
         if m and alias_topic(m.group(1)):
             return self.topic(m.group(1))
         return self.topic("Opening hours", alias=False)
+
+    def hours_clause(self, body: str) -> str:
+        """Of two clauses joined by a colon or semicolon, the one that gives the hours, when the first
+        states something of its own ("Dr. Okafor will be at a seminar: the office is closed October
+        28-30" is the office's closure, not Dr. Okafor's hours)."""
+        for sep in (": ", "; "):
+            first, found, rest = body.partition(sep)
+            if (
+                found
+                and parse_hours(rest)
+                and not parse_hours(first)
+                and analyse(first, base_date=self.context.learned_on).has_finite_verb
+            ):
+                return rest
+        return body
 
     def named_before_times(self, body: str) -> str:
         """The thing whose hours a verbless line gives, named before its first day or time

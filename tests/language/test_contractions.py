@@ -16,8 +16,15 @@ from apps.language.contractions import with_apostrophes
         ("thats the grooming", "that's the grooming"),
         ("Im off mondays, youll love it", "I'm off mondays, you'll love it"),
         ("whats the price", "what's the price"),
+        # "its" owning no noun is "it's" (read on the parse); a possessive stays.
+        ("its €18 a day", "it's €18 a day"),
+        ("nope its a 10 min walk", "nope it's a 10 min walk"),
+        ("its not open on sundays", "it's not open on sundays"),
+        (
+            "the shop and its garden are open, its price is fair",
+            "the shop and its garden are open, its price is fair",
+        ),
         # Words that only look like a contraction stay as written.
-        ("its €18 a day", "its €18 a day"),
         ("bring photo id on wed", "bring photo id on wed"),
         ("I feel ill, well done", "I feel ill, well done"),
         ("don't change what is already right", "don't change what is already right"),

@@ -1264,7 +1264,7 @@ class _Run:
             named = raw.strip() and not self.is_self(raw) and not PERSON.match(raw.strip())
             if named and 0 < len(clean_np(raw).split()) <= 4:
                 topic = self.topic(raw)
-        topic = topic or self.about()
+        topic = topic or self.subject_of(body) or self.about()
         return Candidate(
             topic=topic,
             aspect=statement_aspect(statement),
@@ -1272,6 +1272,25 @@ class _Run:
             valid_from=validity.valid_from,
             valid_to=validity.valid_to,
         )
+
+    def subject_of(self, body: str) -> str:
+        """The topic a statement names as its grammatical subject, by the parse ("Gift vouchers never
+        expire!" is about gift vouchers); "" for a pronoun, a person, the business itself or a
+        subject too long to be a name."""
+        analysis = analyse(body, base_date=self.context.learned_on)
+        roots = [t.i for t in analysis.tokens if t.dep == "ROOT"][:1]
+        for chunk in analysis.noun_chunks:
+            if chunk.dep not in ("nsubj", "nsubjpass") or chunk.is_pronoun:
+                continue
+            subject_of_root = any(
+                t.head in roots and chunk.start_char <= t.start_char < chunk.end_char for t in analysis.tokens
+            )
+            name = chunk.text
+            if not subject_of_root or self.is_self(name) or PERSON.match(name.strip()):
+                continue
+            if 0 < len(clean_np(name).split()) <= 4:
+                return self.topic(name)
+        return ""
 
     # -- owner questions and answers ------------------------------------------------------------
 

@@ -50,7 +50,7 @@ from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import lexical_file
 from apps.language.spelling import Speller
-from apps.language.units import canonical_units
+from apps.language.units import canonical_units, unit_name
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedFact, RenderedTopic
@@ -1234,13 +1234,14 @@ def _idf(facts: list[_Fact]) -> dict[str, float]:
 def _scores(q: _Question, facts: list[_Fact]) -> list[tuple[float, float, _Fact]]:
     """(total score, word score, fact) for facts with anything in common with the question."""
     idf = _idf(facts)
+    asked = {s: w for s, w in q.stems.items() if s not in _rate_unit(q.text)}  # "per kg" names nothing
     out = []
     for f in facts:
         words = sum(
-            w * idf.get(s, 0.0) * min(1.0, f.stems[s] + 0.5) for s, w in q.stems.items() if s in f.stems
+            w * idf.get(s, 0.0) * min(1.0, f.stems[s] + 0.5) for s, w in asked.items() if s in f.stems
         )
         topic = 0.5 * sum(
-            w * idf.get(s, 0.0) for s, w in q.stems.items() if s in f.topic_stems and s not in f.stems
+            w * idf.get(s, 0.0) for s, w in asked.items() if s in f.topic_stems and s not in f.stems
         )
         shared = q.concepts & f.concepts
         focus = q.focus is not None and q.focus in f.concepts
@@ -1406,8 +1407,20 @@ def _states_duration(f: _Fact, on: date) -> bool:
 
 def _subject(q: _Question) -> set[str]:
     """The question's own words that name what it is about (not the kind of answer it wants)."""
-    generic = _GENERIC_ASK | (CONCEPTS[q.focus] if q.focus else frozenset())
+    generic = _GENERIC_ASK | (CONCEPTS[q.focus] if q.focus else frozenset()) | _rate_unit(q.text)
     return {s for s, w in q.stems.items() if w >= 1.0 and s not in generic and not s[:1].isdigit()}
+
+
+def _rate_unit(question: str) -> set[str]:
+    """The stems of "per <unit>" in a question ("price of ribeye per kg?", "how much per hour"): the
+    unit the answer is wanted in, which names no subject (pint knows the units)."""
+    tokens = analyse(question, base_date=date.min).tokens
+    return {
+        stem(w)
+        for a, b in itertools.pairwise(tokens)
+        if a.text.lower() == "per" and unit_name(b.text)
+        for w in (a.text, b.text)
+    }
 
 
 def _bearing(subject: set[str], modifiers: set[str], picked: list[_Fact], facts: list[_Fact]) -> list[_Fact]:

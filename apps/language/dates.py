@@ -629,7 +629,48 @@ def find_dates(
             if any(h.start_char <= m.start_char and m.end_char <= h.end_char for h in holidays)
         ]
         mentions = sorted([m for m in mentions if m not in inside] + holidays, key=lambda m: m.start_char)
-    return tuple(_merge_weekday_lists(mentions))
+    return tuple(_merge_weekday_lists(_relative_days(doc, mentions)))
+
+
+def _relative_days(doc: Doc, mentions: list[DateMention]) -> list[DateMention]:
+    """A weekday counted from another day: "the Friday after Thanksgiving", "the Saturday before 24
+    December". The two phrases become one mention of the day they name. Hand-written: dateparser
+    reads neither holidays nor such phrases."""
+    out: list[DateMention] = []
+    index = 0
+    while index < len(mentions):
+        mention = mentions[index]
+        anchor = mentions[index + 1] if index + 1 < len(mentions) else None
+        joined = _counted_from(doc, mention, anchor) if anchor is not None else None
+        if joined is not None:
+            out.append(joined)
+            index += 2
+            continue
+        out.append(mention)
+        index += 1
+    return out
+
+
+def _counted_from(doc: Doc, mention: DateMention, anchor: DateMention) -> DateMention | None:
+    between = doc.text[mention.end_char : anchor.start_char].strip().lower()
+    if between not in ("after", "before") or anchor.start is None or anchor.start != anchor.end:
+        return None
+    if not (mention.bare_weekday and len(mention.weekdays) == 1):
+        return None
+    step = dt.timedelta(days=1 if between == "after" else -1)
+    day = anchor.start + step
+    while day.weekday() != mention.weekdays[0]:
+        day += step
+    return DateMention(
+        doc.text[mention.start_char : anchor.end_char],
+        mention.start_char,
+        anchor.end_char,
+        "day",
+        start=day,
+        end=day,
+        weekdays=(day.weekday(),),
+        explicit_year=anchor.explicit_year,
+    )
 
 
 def _holidays(doc: Doc, base: dt.date, region: str, found: list[DateMention]) -> list[DateMention]:

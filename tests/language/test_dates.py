@@ -70,6 +70,9 @@ def test_an_explicit_year_is_kept_even_in_the_past() -> None:
         ("what about tomorrow", D(2026, 12, 2)),
         ("Do you close early on December 29?", D(2026, 12, 29)),
         ("may I book a lesson for the 3rd of March?", D(2027, 3, 3)),
+        # A weekday counted from another day, a holiday or a date.
+        ("are you open the friday after thanksgiving?", D(2027, 11, 26)),
+        ("can I collect the Saturday before 24 December?", D(2026, 12, 19)),
     ],
 )
 def test_the_day_a_question_is_about(text: str, day: dt.date) -> None:

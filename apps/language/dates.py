@@ -670,6 +670,8 @@ def _counted_from(doc: Doc, mention: DateMention, anchor: DateMention) -> DateMe
         end=day,
         weekdays=(day.weekday(),),
         explicit_year=anchor.explicit_year,
+        # Counted from a holiday, the day recurs with it ("the Saturday before Mother's Day").
+        holiday=anchor.holiday,
     )
 
 

@@ -79,6 +79,15 @@ def test_the_day_a_question_is_about(text: str, day: dt.date) -> None:
     assert analyse(text, base_date=BASE).day == day
 
 
+def test_a_day_counted_from_a_holiday_recurs_with_it() -> None:
+    """ "The Saturday before Mother's Day" moves with the holiday each year, so it bounds no window (a
+    fact about it is read per year, like the holiday itself); one counted from a date is that date."""
+    (holiday,) = dates("open 7am-8pm on the Saturday before Mother's Day")
+    assert holiday.holiday and holiday.start == D(2027, 5, 8)
+    (dated,) = dates("can I collect the Saturday before 24 December?")
+    assert not dated.holiday and dated.start == D(2026, 12, 19)
+
+
 def test_a_month_alone_is_the_whole_month() -> None:
     (mention,) = dates("Do you run pottery camps in July?")
     assert (mention.kind, mention.start, mention.end) == ("month", D(2027, 7, 1), D(2027, 7, 31))

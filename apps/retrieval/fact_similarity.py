@@ -34,14 +34,29 @@ _recent: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
 
 def fact_similarity(question: str, context: Sequence[RenderedTopic]) -> dict[int, float]:
-    """Cosine similarity of the question to each fact of the context, by fact id."""
-    facts = [(fact.id, f"{topic.name}: {fact.statement}") for topic in context for fact in topic.facts]
+    """Cosine similarity of the question to each fact of the context, by fact id: the closer of the
+    fact read under its topic ("topic: statement") and the statement alone. A topic is a name the
+    extractor chose, and a poorly chosen one ("Gel manicure + classic pedicure combo" for a line
+    about a Mother's Day special) must not hide a statement that says what was asked."""
+    facts = [
+        (fact.id, line)
+        for topic in context
+        for fact in topic.facts
+        for line in _readings(topic.name, fact.statement)
+    ]
     if not question.strip() or not facts:
         return {}
     question_vector = np.asarray(embedding.embed_query_kept(question), dtype=np.float32)
     vectors = _fact_vectors([line for _id, line in facts])
     scores = vectors @ question_vector
-    return {fact_id: float(score) for (fact_id, _line), score in zip(facts, scores, strict=True)}
+    best: dict[int, float] = {}
+    for (fact_id, _line), score in zip(facts, scores, strict=True):
+        best[fact_id] = max(best.get(fact_id, -1.0), float(score))
+    return best
+
+
+def _readings(topic: str, statement: str) -> list[str]:
+    return [f"{topic}: {statement}", statement]
 
 
 def forget_fact_vectors() -> None:

@@ -53,10 +53,29 @@ def test_a_fact_is_embedded_once_per_process(monkeypatch) -> None:
     monkeypatch.setattr(embedding, "embed_queries", counting)
     first = fact_similarity("how much is a tuning?", CONTEXT)
     again = fact_similarity("do you cover my town?", CONTEXT)
-    assert len(embedded) == 3, embedded  # the three facts, each once; the questions go elsewhere
+    # The three facts, each once under its topic and once alone; the questions go elsewhere.
+    assert len(embedded) == 6, embedded
     assert first.keys() == again.keys()
 
 
 def test_no_question_or_no_facts_gives_nothing() -> None:
     assert fact_similarity("  ", CONTEXT) == {}
     assert fact_similarity("how much?", []) == {}
+
+
+def test_a_poorly_named_topic_does_not_hide_its_statement() -> None:
+    """The extractor names topics, and a name can miss what the line is about: the statement read
+    alone counts as much as under its topic, so a Mother's Day special filed under the combo it sells
+    is as close to a question about a Mother's Day deal as the statement is."""
+    misnamed = [
+        _topic(
+            1,
+            "Gel manicure + classic pedicure combo",
+            (1, "Mother's Day special: gel manicure + classic pedicure combo for $70, May 4-10."),
+        )
+    ]
+    question = "is there a mothers day deal"
+    alone = float(
+        embedding.embed_queries([misnamed[0].facts[0].statement])[0] @ embedding.embed_query(question)
+    )
+    assert fact_similarity(question, misnamed)[1] >= alone - 1e-6

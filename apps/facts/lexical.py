@@ -2,13 +2,15 @@
 
 Used by the rules (whether two owner answers to yes/no questions are about the same thing), by
 retrieval's confidence (how much of what the visitor asked the kept knowledge actually mentions) and by
-gap merging (two questions about the same things). It lives in the lowest app that needs it. A crude suffix stemmer is enough here: both
-sides go through the same function.
+gap merging (two questions about the same things). It lives in the lowest app that needs it. Words
+meet on the language layer's key (lemma, derivation, spelling), as they do in the answerer.
 """
 
 from __future__ import annotations
 
 import re
+
+from apps.language.words import word_key
 
 STOP_WORDS = frozenset(
     "a an the do does did doing you your yours we our ours us i me my mine is are was were be been being "
@@ -23,12 +25,8 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 def stem(word: str) -> str:
-    if word.endswith("es") and word[:-2].endswith(("ss", "x", "z", "ch", "sh")):
-        return word[:-2]  # "boxes", "lunches" (but "bikes" -> "bike", below)
-    for suffix in ("ings", "ing", "ies", "ers", "er", "ed", "ly", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+    """The key a word meets its other forms on (the language layer's: lemma, derivation, spelling)."""
+    return word_key(word)
 
 
 def content_words(text: str) -> set[str]:

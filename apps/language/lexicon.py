@@ -17,6 +17,7 @@ folder named by the pins' digest, which NLTK reads.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -25,19 +26,23 @@ import shutil
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 __all__ = [
     "LexiconError",
     "co_hyponyms",
     "counts_beings",
     "data_dir",
+    "event_verb",
     "is_available",
     "lexical_file",
+    "synonym_head",
     "verify_data",
     "word_classes",
 ]
@@ -142,6 +147,9 @@ def data_dir() -> Path:
 
 
 _lock = threading.Lock()
+#: NLTK's WordNet reader seeks and reads one shared file handle per data file, so two threads reading
+#: at once get each other's lines (seen under fifty concurrent chat turns): every query holds this.
+_reading = threading.RLock()
 _reader: Any = None
 _failure: LexiconError | None = None  # why WordNet did not load: said once, not retried per call
 
@@ -193,11 +201,34 @@ def is_available() -> bool:
     return True
 
 
+def _uses(word: str, pos: str) -> int:
+    """How often WordNet's tagged corpus uses ``word`` as that part of speech."""
+    wordnet = _wordnet()
+    return sum(
+        lemma.count()
+        for sense in wordnet.synsets(word, pos=pos)
+        for lemma in sense.lemmas()
+        if lemma.name() == word
+    )
+
+
+def _serialised(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` run while holding the reading lock (see ``_reading``)."""
+
+    @functools.wraps(function)
+    def serialised(*args: Any, **kwargs: Any) -> T:
+        with _reading:
+            return function(*args, **kwargs)
+
+    return serialised
+
+
 def _parents(synset: Any) -> list[Any]:
     return list(synset.hypernyms()) + list(synset.instance_hypernyms())
 
 
 @lru_cache(maxsize=4096)
+@_serialised
 def co_hyponyms(a: str, b: str) -> bool:
     """True when nouns ``a`` and ``b`` (lemmas) are two kinds of one thing in WordNet: no shared
     sense, neither a kind of the other, and joined through a common parent within
@@ -233,6 +264,7 @@ def word_classes(word: str) -> frozenset[str]:
 _BEING_FILES = frozenset({"noun.person", "noun.group", "noun.animal"})
 
 
+@_serialised
 def _commonest_sense(noun: str) -> Any:
     """A noun's first (commonest) WordNet sense, or None when WordNet lacks it or cannot be loaded."""
     try:
@@ -244,6 +276,7 @@ def _commonest_sense(noun: str) -> Any:
 
 
 @lru_cache(maxsize=4096)
+@_serialised
 def lexical_file(noun: str) -> str | None:
     """WordNet's lexicographer file of a noun's commonest sense ("morning" -> "noun.time", "class" ->
     "noun.group"), or None when WordNet lacks the word or cannot be loaded."""
@@ -252,6 +285,7 @@ def lexical_file(noun: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
+@_serialised
 def counts_beings(noun: str) -> bool | None:
     """Whether a counted noun counts people or animals ("players", "people", "students", "dogs")
     rather than things ("rooms", "pages"), by the lexicographer file of its commonest sense (or, for
@@ -262,3 +296,59 @@ def counts_beings(noun: str) -> bool | None:
     if first is None:
         return None
     return first.lexname() in _BEING_FILES or any(s.lexname() == "noun.person" for s in first.hyponyms()[:1])
+
+
+#: WordNet's lexicographer files of nouns that name something done or happening, whose verb is the
+#: same subject ("delivery", "booking", "repair"), unlike nouns of persons or artefacts.
+_EVENT_FILES = frozenset({"noun.act", "noun.event", "noun.process", "noun.possession"})
+#: Letters a noun and its verb must share at the start to be one word in two forms ("payment" / "pay").
+_SHARED_START = 3
+
+
+@lru_cache(maxsize=16384)
+@_serialised
+def event_verb(noun: str) -> str | None:
+    """The verb a noun of an act or event is derived from, by WordNet's derivational links, when the
+    two share their first letters ("delivery" -> "deliver", "booking" -> "book", "cancellation" ->
+    "cancel"); None for nouns of persons and things ("teacher"), for nouns with no such verb, or when
+    WordNet cannot be loaded."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return None  # said once when loading failed; the noun keeps its own form
+    verbs = {
+        related.name()
+        for sense in wordnet.synsets(noun, pos="n")[:2]
+        if sense.lexname() in _EVENT_FILES
+        for lemma in sense.lemmas()
+        if lemma.name() == noun
+        for related in lemma.derivationally_related_forms()
+        if related.synset().pos() == "v"
+    }
+    close = sorted(
+        v for v in verbs if "_" not in v and len(v) < len(noun) and v[:_SHARED_START] == noun[:_SHARED_START]
+    )
+    return close[0] if close else None
+
+
+@lru_cache(maxsize=16384)
+@_serialised
+def synonym_head(noun: str) -> str | None:
+    """The word that names a noun's commonest sense, when that sense is also that word's commonest
+    ("kid" -> "child", "store" -> "shop", "automobile" -> "car"): two nouns whose everyday meanings
+    are one WordNet synset are one subject. None when the noun heads its own sense, when the sense's
+    head means something else first, or when WordNet cannot be loaded."""
+    first = _commonest_sense(noun)
+    if first is None:
+        return None
+    head = first.lemmas()[0]
+    if head.name() == noun or "_" in head.name():
+        return None
+    # Both words attested in that sense in WordNet's tagged corpus: where neither count says so, the
+    # sense order is arbitrary ("bike" lists the motorcycle first, with no count for either sense).
+    used = {lemma.name(): lemma.count() for lemma in first.lemmas()}
+    if not (used.get(noun, 0) > 0 and used[head.name()] > 0):
+        return None
+    if _uses(noun, "v") > _uses(noun, "n"):
+        return None  # mostly a verb ("pay"): its noun sense ("wage") is not what it says
+    return str(head.name()) if _commonest_sense(head.name()) == first else None

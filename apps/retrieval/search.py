@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -215,21 +216,25 @@ def without_fillers(message: str) -> str:
 # Words that refer back to something said before, light verbs and vague words: a message made only of
 # these, stop words and the kind of fact asked for names no subject of its own ("how much would that
 # run me?", "is it free?", "what's the price for him?", "when does it start?").
-_NAMES_NOTHING = frozenset(
-    stem(w)
-    for w in "he him his she her hers they them both either neither one ones that those it "
+_NAMES_NOTHING_WORDS = (
+    "he him his she her hers they them both either neither one ones that those it "
     "anything something everything thing things stuff "
     "be go going come coming run add cost pay charge take make work happen start end finish last "
     "then together extra again also still back total overall altogether usually normally "
-    "free available included allowed possible fine long time times soon early late".split()
+    "free available included allowed possible fine long time times soon early late"
 )
+
+
+@cache
+def _names_nothing() -> frozenset[str]:
+    return frozenset(stem(w) for w in _NAMES_NOTHING_WORDS.split())  # keyed on first use, not at import
 
 
 def names_no_subject(message: str) -> bool:
     """True when the message asks something without naming what about: it can only be about the
     conversation's subject. Such a message's own best match is some price or hours piece of another
     subject, so the blended pass competes with it undiscounted."""
-    return not (content_words(without_kind_words(message)) - _NAMES_NOTHING)
+    return not (content_words(without_kind_words(message)) - _names_nothing())
 
 
 def has_identifier(message: str) -> bool:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from apps.chat.answering.base import (
@@ -51,6 +52,7 @@ from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import lexical_file
 from apps.language.spelling import Speller
 from apps.language.units import canonical_units, unit_name
+from apps.language.words import word_key
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedFact, RenderedTopic
@@ -89,47 +91,10 @@ _DETERMINERS = _words("a an the any some my your our their this that these those
 _PREPOSITIONS = _words("to in on at for with from by into near around after before")
 _TRAILING = _words("here there too also please anymore now today tomorrow tonight yet")
 
-_IRREGULAR = {
-    "children": "child", "kids": "child", "kid": "child", "people": "person", "teeth": "tooth",
-    "loaves": "loaf", "delivery": "deliver", "deliveries": "deliver", "cancellation": "cancel",
-    "cancellations": "cancel", "cancelled": "cancel", "canceled": "cancel", "reservation": "reserve",
-    "reservations": "reserve", "location": "locate", "located": "locate", "rental": "rent",
-    "rentals": "rent", "payment": "pay", "payments": "pay", "paid": "pay", "booking": "book",
-    "bookings": "book", "opening": "open", "closing": "close", "arrival": "arrive", "departure": "depart",
-    "availability": "available", "insurance": "insure", "insured": "insure", "servicing": "service",
-    "serviced": "service", "smoking": "smoke", "parking": "park", "pets": "pet", "cheque": "check",
-    "cheques": "check", "checks": "check", "hrs": "hour", "mins": "minute", "wedding": "wedding",
-    "tires": "tire", "tyres": "tire", "tyre": "tire", "repairs": "repair", "prices": "price",
-    "priced": "price", "costs": "cost", "cost": "cost", "fees": "fee", "is": "is", "sold": "sell",
-    "sells": "sell", "selling": "sell", "makes": "make", "making": "make", "made": "make", "baked": "bake",
-}  # fmt: skip
-
 
 def stem(word: str) -> str:
-    """A small suffix stripper: enough that "closes/closing/closed" and "deliver/delivery" meet."""
-    w = word.lower().replace("\u2019", "'").strip("'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    if w in _IRREGULAR:
-        w = _IRREGULAR[w]
-        return w[:-1] if len(w) > 3 and w.endswith("e") else w
-    if len(w) <= 3 or not w.isalpha():
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith(("sses", "shes", "ches", "xes", "zes")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    if w.endswith("ing") and len(w) > 5:
-        w = w[:-3]
-    elif w.endswith("ed") and len(w) > 4:
-        w = w[:-2]
-    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-        w = w[:-1]
-    if len(w) > 3 and w.endswith("e"):
-        w = w[:-1]
-    return w
+    """The key a word meets its other forms on (the language layer's: lemma, derivation, spelling)."""
+    return word_key(word)
 
 
 _PHRASES = [
@@ -212,9 +177,14 @@ _CONCEPT_WORDS: dict[str, str] = {
     "repair": "repair fix service mend tuneup",
     "rent": "rent hire lease",
 }
-CONCEPTS: dict[str, frozenset[str]] = {
-    name: frozenset(stem(w) for w in words.split()) for name, words in _CONCEPT_WORDS.items()
-}
+
+
+@cache
+def concepts() -> dict[str, frozenset[str]]:
+    """The concept words by their keys (computed on first use: keying loads the language tables)."""
+    return {name: frozenset(stem(w) for w in words.split()) for name, words in _CONCEPT_WORDS.items()}
+
+
 # Concepts whose words mean the same thing as each other, so one can stand in for another when deciding
 # whether a fact is about exactly what was asked ("dog" is covered by "pets", "fix" by "repair").
 _NARROW = {"pet", "child", "wifi", "smoke", "park", "cancel", "repair", "rent", "deliver"}
@@ -235,10 +205,10 @@ _LEAD_RE = re.compile(
 
 def concepts_of(text: str, stems: Iterable[str]) -> set[str]:
     stems = set(stems)
-    found = {name for name, words in CONCEPTS.items() if words.intersection(stems)}
+    found = {name for name, words in concepts().items() if words.intersection(stems)}
     if (
         "hours" in found
-        and not (CONCEPTS["hours"] - {stem("hour")}) & stems
+        and not (concepts()["hours"] - {stem("hour")}) & stems
         and re.search(r"\d\s*hours?\b", text)
     ):
         found.discard("hours")  # "48 hours in advance" is a duration, not opening hours
@@ -562,7 +532,13 @@ _GENERIC_VERBS = {
     "have", "sell", "make", "bake", "carry", "stock", "offer", "provide", "do", "serve", "get", "got", "see",
     "bring", "buy", "order", "use", "find", "want", "need", "let", "allow", "permit", "treat", "welcome",
 }  # fmt: skip
-_GENERIC_STEMS = {stem(v) for v in _GENERIC_VERBS}
+
+
+@cache
+def _generic_stems() -> frozenset[str]:
+    return frozenset(stem(v) for v in _GENERIC_VERBS)
+
+
 _ACCEPT_VERBS = {"take", "accept", "pay", "use"}
 # "Can kids stay?", "Can my dog come?": the verb only asks for permission; the thing is the subject.
 _PERMISSION_VERBS = {"stay", "come", "join", "visit", "attend", "go", "sleep", "be", "eat", "live", "play"}
@@ -581,7 +557,7 @@ _OFFER_ADJ = {
 
 def _focus(text: str) -> str | None:
     low = text.lower()
-    if set(stems_of(text)) & _LEAD_CUES:
+    if set(stems_of(text)) & _lead_cues():
         # "How far ahead do I need to book?", "how much notice?", "in advance?": the notice needed,
         # whatever the degree word ("how far" is otherwise a distance).
         return "leadtime"
@@ -613,7 +589,11 @@ def _focus(text: str) -> str | None:
 
 
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})  # spaCy labels of a noun's modifiers
-_LEAD_CUES = CONCEPTS["leadtime"] - {stem("lead")}  # "lead" alone is too many other things
+
+
+@cache
+def _lead_cues() -> frozenset[str]:
+    return concepts()["leadtime"] - {stem("lead")}  # "lead" alone is too many other things
 
 
 def _analyse(text: str, on: date, business: str = "") -> _Question:
@@ -759,14 +739,14 @@ def _object(q: _Question, rest: list[str]) -> None:
     accept = (
         (verb in _ACCEPT_VERBS and verb != "use")
         or adjective == "accepted"
-        or (verb == "use" and any(stem(w) in CONCEPTS["payment"] for w in obj))
+        or (verb == "use" and any(stem(w) in concepts()["payment"] for w in obj))
     )
     q.kind = "accept" if accept else "offer"
     if (
         verb
         and vstem
         and verb not in _GENERIC_VERBS
-        and vstem not in _GENERIC_STEMS
+        and vstem not in _generic_stems()
         and verb not in _ACCEPT_VERBS
     ):
         q.verb_group = _VERB_GROUP.get(vstem, vstem)
@@ -1353,14 +1333,16 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
 
 
-_GENERIC_ASK = {
-    stem(w)
-    for w in _words(
-        "time hour price cost much far long late early day open close morning afternoon evening night shop store "
-        "office clinic place business usually normally currently still method option way kind type policy info "
-        "information detail take accept use have offer provide serve sell carry"
+@cache
+def _generic_ask() -> frozenset[str]:
+    return frozenset(
+        stem(w)
+        for w in _words(
+            "time hour price cost much far long late early day open close morning afternoon evening night shop "
+            "store office clinic place business usually normally currently still method option way kind type "
+            "policy info information detail take accept use have offer provide serve sell carry"
+        )
     )
-}
 
 
 def _states_kind(f: _Fact, q: _Question) -> bool:
@@ -1407,7 +1389,7 @@ def _states_duration(f: _Fact, on: date) -> bool:
 
 def _subject(q: _Question) -> set[str]:
     """The question's own words that name what it is about (not the kind of answer it wants)."""
-    generic = _GENERIC_ASK | (CONCEPTS[q.focus] if q.focus else frozenset()) | _rate_unit(q.text)
+    generic = _generic_ask() | (concepts()[q.focus] if q.focus else frozenset()) | _rate_unit(q.text)
     return {s for s, w in q.stems.items() if w >= 1.0 and s not in generic and not s[:1].isdigit()}
 
 
@@ -1796,7 +1778,7 @@ def _covered(s: str, f: _Fact, *, broad: bool) -> bool:
                 any(b in f.stems for b in _CARD_BRANDS) or _GENERIC_CARDS_RE.search(f.statement) is not None
             )
         return _GENERIC_CARDS_RE.search(f.statement) is not None
-    for name, words in CONCEPTS.items():
+    for name, words in concepts().items():
         if s in words and (
             (name in _NARROW and words & set(f.stems)) or (broad and name in _BROAD and name in f.concepts)
         ):
@@ -2018,7 +2000,7 @@ def _narrower(f: _Fact, key: str, asked: list[str]) -> bool:
 
 
 def _negated_synonym(key: str, negated: set[str]) -> bool:
-    for name, words in CONCEPTS.items():
+    for name, words in concepts().items():
         if name in _NARROW and key in words and words & negated:
             return True
     if key in _CARD_BRANDS:

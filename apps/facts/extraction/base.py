@@ -15,6 +15,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from apps.language.words import noun_key
+
 from .tables import RowCell
 
 # One extract() call handles at most this many characters. Callers split long sources with
@@ -104,20 +106,9 @@ def normalise_aspect(aspect: str) -> str:
 
 
 def singular(word: str) -> str:
-    """Crude English singular for topic matching ("loaves" -> "loaf", "cakes" -> "cake")."""
-    w = word.lower()
-    irregular = {"loaves": "loaf", "knives": "knife", "leaves": "leaf", "children": "child", "teeth": "tooth"}
-    if w in irregular:
-        return irregular[w]
-    if len(w) <= 3 or w.endswith(("ss", "us", "is", "ous")):
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ches", "shes", "xes", "sses", "zes")):
-        return w[:-2]
-    if w.endswith("s"):
-        return w[:-1]
-    return w
+    """A noun's singular for topic matching ("loaves" -> "loaf", "cakes" -> "cake"), by the language
+    layer's dictionary."""
+    return noun_key(word)
 
 
 def topic_key(topic: str) -> str:

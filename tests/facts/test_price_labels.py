@@ -31,6 +31,15 @@ def prices(text: str) -> list[tuple[str, str | None]]:
         ),
         # "minimum" naming the item, not a condition on a price.
         ("Pricing update: session minimum $120.", [("Session minimum", "$120")]),
+        # A long label is about its head noun phrase, not its last words.
+        (
+            "Beginners' course (max 10 people), 6 weeks, 2 x 75 min per week: $180.",
+            [("Beginners' course", "$180")],
+        ),
+        (
+            "Private studio hire for up to twelve guests on weekday evenings: $90.",
+            [("Private studio hire", "$90")],
+        ),
     ],
 )
 def test_the_item_a_price_is_for(text: str, expected: list[tuple[str, str]]) -> None:

@@ -34,6 +34,11 @@ LEARNED = D(2026, 11, 10)  # a Tuesday
         # this week, this Saturday
         ("This week only: 2 for 1 on tyre fitting.", D(2026, 11, 10), D(2026, 11, 15)),
         ("Closed this Saturday for a family wedding.", D(2026, 11, 14), D(2026, 11, 14)),
+        # a deadline to act on a price: the last day it is offered
+        ("Christmas gift voucher for a 60-min facial $85, buy by December 20.", None, D(2026, 12, 20)),
+        ("Enrol by 7 January for the early-bird rate of $210.", None, D(2027, 1, 7)),
+        ("Book before 30 Nov and get 15% off any group lesson.", None, D(2026, 11, 29)),
+        ("Turkeys €13.50/kg, order by Dec 18.", None, D(2026, 12, 18)),
     ],
 )
 def test_dates_that_bound_the_fact(text: str, valid_from: dt.date | None, valid_to: dt.date | None) -> None:
@@ -49,7 +54,8 @@ def test_dates_that_bound_the_fact(text: str, valid_from: dt.date | None, valid_
         "From October through March we close at 5pm.",
         "Our prices went up in April.",  # when something happened
         "we do evening surgeries now till 8, started in september",  # the same, sharing its subject
-        "Order by 20 December for Christmas delivery.",  # a deadline
+        "Order by 20 December for Christmas delivery.",  # a deadline that ends no price
+        "All party cakes booked by Friday come with free candles.",  # a passive's agent: no deadline
         "Open Saturday 9-1 for collections.",  # a weekday, weekly
         "Emergency plumber available 24/7.",
         "Closed on Sundays and bank holidays.",

@@ -13,13 +13,14 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 from functools import cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from apps.language.analysis import analyse
+from apps.language.analysis import Analysis, analyse
 from apps.language.dates import DateMention, date_words, role_before, tells_when_it_happened
+from apps.language.lexicon import word_classes
 
 from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD
 from .parts import split_label
@@ -74,12 +75,38 @@ def find_validity(text: str, learned_on: date) -> Validity:
         first = doc[words.start - role.count("_") - 1].idx if said else mention.start_char
         spans.append((first, mention.end_char))
         if role in date_words("not_a_window") or tells_when_it_happened(words):
+            if _ends_an_offer(analysis, words.start, role) and mention.start is not None:
+                last = mention.end or mention.start
+                windows.append((None, last - timedelta(days=1) if role == "before" else last))
             continue
         windows.append((mention.start, mention.end))
     valid_from, valid_to = _one_window(windows)
     if valid_from and valid_to and valid_to < valid_from:
         valid_from, valid_to = None, None
     return Validity(valid_from, valid_to, tuple(spans))
+
+
+def _ends_an_offer(analysis: Analysis, date_start: int, role: str) -> bool:
+    """Whether a deadline ends the price its sentence states: a date after "by" or "before" that says
+    by when to act ("buy by May 11", "Enrol by September 7 for the early-bird price of $380", "Book
+    before 30 Nov and get 15% off"), in a sentence with an amount, is the end of what is offered.
+    Read on the parse: the preposition hangs on a verb and is no passive's agent ("booked by"). A
+    deadline with no price ("order by Dec 20") bounds nothing."""
+    if role not in ("by", "before") or date_start == 0 or not (analysis.amounts or _percent(analysis)):
+        return False
+    by = analysis.doc[date_start - 1]
+    if by.dep_ == "agent":
+        return False
+    # The tagger reads an imperative that opens a fragment as a noun ("Enrol by ...", "order by
+    # ..."): a root the dictionary lists as a verb is one.
+    head = by.head
+    return head.pos_ == "VERB" or (head.dep_ == "ROOT" and "VERB" in word_classes(head.text))
+
+
+def _percent(analysis: Analysis) -> bool:
+    return any(
+        t.like_num and t.i + 1 < len(analysis.doc) and analysis.doc[t.i + 1].text == "%" for t in analysis.doc
+    )
 
 
 #: Days between two dated windows of one sentence (under a week) up to which the fact holds across

@@ -542,20 +542,18 @@ def clean_np(phrase: str) -> str:
     while len(words) > 1 and words[-1].lower() in UNIT_NOUNS | _TRAILING:
         words = words[:-1]
     if len(words) > 5:
-        words = _head_chunk(" ".join(words)).split() or words[-3:]
+        words = _named_item(" ".join(words)).split() or words[-3:]
     return " ".join(words).strip(" ,.;:-")
 
 
-def _head_chunk(phrase: str) -> str:
-    """The noun chunk a long phrase is about, by the parse: the chunk of its root where the root is a
-    noun, else its first chunk ("Group courses, 10 weeks, 2 x 90 min per week" is about "Group
-    courses", not about its last words)."""
-    doc = parse(phrase)
-    chunks = [c for c in doc.noun_chunks if c.root.pos_ in ("NOUN", "PROPN")]
-    if not chunks:
-        return ""
-    rooted = [c for c in chunks if c.root.dep_ == "ROOT"]
-    return (rooted or chunks)[0].text
+def _named_item(phrase: str) -> str:
+    """What a long phrase names when it lists details after commas: its first part, a short name
+    ("Group courses, 10 weeks, 2 x 90 min per week", "End of lease bond clean, 3 bedroom house, ..."),
+    not its last words. "" when the phrase is no such list."""
+    first = phrase.split(",", 1)[0].split()
+    if "," in phrase and 0 < len(first) <= 5 and any(ch.isalpha() for ch in first[-1]):
+        return " ".join(first)
+    return ""
 
 
 _WHEN_JOINERS = {"&", "and", "or", "/", "-", "to", "till", "until", "from"}

@@ -216,3 +216,21 @@ def test_a_sentence_saying_only_when_the_one_before_holds_dates_it() -> None:
         "We're open daily.",
         "Closed from 17 to 23 May.",
     ]
+
+
+def test_a_flyer_list_with_symbol_markers_gives_one_part_per_item() -> None:
+    """Owners paste lists from flyers and emails with stars, ticks and arrows for bullets: each line is
+    an item, though each ends with a full stop and the next starts with a symbol, not a capital."""
+    flyer = (
+        "WHAT'S ON THIS SPRING\n\n"
+        "\u2605 Seed swap - Sunday 14 March, 10am-1pm. Bring your spare seeds.\n"
+        "\u2605 Raised beds 20% off until 31 March.\n"
+        "\u2714\ufe0f Café closed for refurbishment 1-5 April.\n"
+    )
+    assert [text for _heading, text in texts(flyer)] == [
+        "WHAT'S ON THIS SPRING",
+        "Seed swap - Sunday 14 March, 10am-1pm. Bring your spare seeds.",
+        "Raised beds 20% off until 31 March.",
+        "Café closed for refurbishment 1-5 April.",
+    ]
+

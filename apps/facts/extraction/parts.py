@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from apps.language.bullets import bullet_body
 from apps.language.wordlists import words as word_table
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
@@ -42,7 +43,6 @@ def part_hash(text: str) -> str:
 
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u00b7\u25aa\u25e6\u2023\u2013]|\d{1,3}[.)])\s+(.*)$")
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)([^*_]{1,80})(?:\*\*|__)\s*:?\s*$")
 _LABEL_LINE = re.compile(r"^\s*([^.!?:]{1,60}):\s*$")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -346,7 +346,7 @@ def split_parts(text: str) -> list[Part]:
             label, opening_caption = "", ""
             i += 1
             continue
-        if line.strip() and not para and _SETEXT.match(nxt) and not _BULLET.match(line):
+        if line.strip() and not para and _SETEXT.match(nxt) and bullet_body(line) is None:
             flush()
             _push(stack, 1 if nxt.strip().startswith("=") else 2, _clean_inline(line))
             label = ""
@@ -395,18 +395,18 @@ def split_parts(text: str) -> list[Part]:
             continue
         bold = _BOLD_LINE.match(line)
         lab = _LABEL_LINE.match(line)
-        if (bold or lab) and not _BULLET.match(line):
+        if (bold or lab) and bullet_body(line) is None:
             flush()
             label = _clean_inline((bold or lab).group(1)).rstrip(":")  # type: ignore[union-attr]
             i += 1
             continue
-        b = _BULLET.match(line)
-        if b:
+        body = bullet_body(line)
+        if body is not None:
             flush()
-            item = [b.group(1)]
+            item = [body]
             # continuation lines of the item (indented, not a new bullet)
             while i + 1 < len(lines) and lines[i + 1].startswith((" ", "\t")) and lines[i + 1].strip():
-                if _BULLET.match(lines[i + 1]):
+                if bullet_body(lines[i + 1]) is not None:
                     break
                 item.append(lines[i + 1])
                 i += 1

@@ -26,6 +26,8 @@ from pathlib import Path
 from price_parser import Price
 from pydantic import BaseModel
 
+from apps.language.bullets import bullet_body, strip_bullet
+
 __all__ = ["RowCell", "caption_of", "is_chrome", "read_inline", "read_rows"]
 
 
@@ -164,7 +166,6 @@ def read_value(cell: str) -> _Value | None:
 
 _LEADER = re.compile(r"\s*(?:\.{3,}|…+|_{3,}|·{3,}|-{4,}|\.(?:\s\.){2,})\s*")
 _SEPARATOR = re.compile(r"\s*(?::|\s[-\u2013—]|\t)\s+|\s{2,}")
-_BULLET = re.compile(r"^\s*(?:[-*+•·▪◦‣\u2013—]|\d{1,3}[.)])\s+")
 _MARKUP = re.compile(r"(\*\*|__)(.+?)\1")
 
 
@@ -188,7 +189,7 @@ def _item_line(line: str) -> tuple[str, _Value] | None:
     """ "Garlic bread ...... $6", "Oil change: $49", "Nail trim - $12", "Day pass — $30",
     "Cut & blow dry      $65": an item and its one amount. Prose ("Good news: our tune-up is $65")
     is not: the amount must follow the separator at once."""
-    body = _BULLET.sub("", line, count=1).strip()
+    body = strip_bullet(line)
     leader = _LEADER.search(body)
     pieces: list[tuple[str, str]] = []
     if leader:
@@ -309,7 +310,7 @@ def read_inline(line: str) -> list[RowCell]:
     non-members", "Interior detail from $129 · Full detail from $219". A label ("Full groom prices:")
     or a first piece's words name the item and the other pieces' words its variants; a label that only
     says "prices" ("Pricing:", "Rate card 2025:") names nothing, and each piece is an item."""
-    body = _BULLET.sub("", line, count=1).strip().rstrip(".")
+    body = strip_bullet(line).rstrip(".")
     label = ""
     labelled = re.match(r"^([^:$£€]{2,60}):\s+(.*)$", body)
     if labelled and _is_item(_clean(labelled.group(1))):
@@ -480,14 +481,14 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
             i += 1
             continue
         item, value = found
-        indented = line[:1] in (" ", "\t") and not _BULLET.match(line)
+        indented = line[:1] in (" ", "\t") and bullet_body(line) is None
         if i == start:
             indented_run = indented
         if indented != indented_run:
             break
         note = value.note
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        wrapped = not indented and nxt[:1] in (" ", "\t") and nxt.strip() and not _BULLET.match(nxt)
+        wrapped = not indented and nxt[:1] in (" ", "\t") and nxt.strip() and bullet_body(nxt) is None
         if wrapped and _item_line(nxt) is None:  # the item's continuation ("  (sliced on request)")
             note = ", ".join(filter(None, [note, _clean(nxt).strip("()")]))
             i += 1
@@ -504,7 +505,7 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
 def _leader_variants(line: str) -> list[RowCell]:
     """A leader line whose value gives one price per variant ("Massage therapy ........ 30 min $50 |
     60 min $90"): read as the inline list "Massage therapy: 30 min $50 · 60 min $90"."""
-    body = _BULLET.sub("", line, count=1).strip()
+    body = strip_bullet(line)
     leader = _LEADER.search(body)
     item = _clean(body[: leader.start()]) if leader else ""
     if leader is None or not _is_item(item):
@@ -539,7 +540,7 @@ def _uses(cells: list[RowCell], caption: str) -> bool:
 def caption_of(line: str) -> str:
     """The line as a caption of the list or table under it, or "" when it is not one (a sentence,
     a line with an amount, page chrome)."""
-    text = _clean(_BULLET.sub("", line, count=1))
+    text = _clean(strip_bullet(line))
     if not text or len(text) > 80 or text[-1:] in ".!?" or _has_amount(text) or is_chrome(text):
         return ""
     if _is_table_line(line):

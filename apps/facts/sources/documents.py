@@ -28,6 +28,8 @@ from docx.text.paragraph import Paragraph
 from pypdf import Configuration, PageObject, PasswordType, PdfReader, apply_configuration, get_configuration
 from pypdf.errors import LimitReachedError
 
+from apps.language.bullets import bullet_body
+
 from .html_text import extract_main_text, with_title_heading
 
 if TYPE_CHECKING:
@@ -332,7 +334,6 @@ def _readable(text: str) -> bool:
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _HSPACE_RE = re.compile(r"[^\S\n]+")
-_BULLET_RE = re.compile(r"^\s*(?:[•●▪■◦‣·○◆►✓✔\uf0b7\uf0a7]|[-*+\u2013\u2014](?=\s))\s*")
 
 
 def _finish(text: str) -> str:
@@ -379,8 +380,7 @@ def _markdown_tokens(text: str) -> list[Token]:
 def _parse_text(data: bytes, filename: str) -> ParsedDocument:
     text = _finish(_decode_text(data))
     lines = [
-        _BULLET_RE.sub("- ", line, count=1) if _BULLET_RE.match(line) else line.strip()
-        for line in text.split("\n")
+        f"- {body}" if (body := bullet_body(line)) is not None else line.strip() for line in text.split("\n")
     ]
     text = "\n".join(_HSPACE_RE.sub(" ", line) for line in lines)
     first = next((line for line in lines if line.strip()), "")
@@ -636,11 +636,11 @@ def _pdf_blocks(lines: list[str]) -> list[str]:
             flush()
             previous = ""
             continue
-        bullet = _BULLET_RE.match(line)
-        if bullet:
+        body = bullet_body(line)
+        if body is not None:
             if current and not current[-1].startswith("- "):
                 flush()
-            current.append("- " + line[bullet.end() :])
+            current.append("- " + body)
         elif (
             previous
             and wraps

@@ -234,3 +234,19 @@ def test_a_flyer_list_with_symbol_markers_gives_one_part_per_item() -> None:
         "Café closed for refurbishment 1-5 April.",
     ]
 
+
+def test_long_lines_that_end_in_a_price_are_items_not_wrapped_prose() -> None:
+    """Wrapped prose breaks between words; a line that ends in an amount or a bracket closes an item,
+    however long it is, when the next one starts a new one."""
+    price_list = (
+        "End of lease clean for a 2 bedroom unit, includes oven, windows and walls: $320\n"
+        "End of lease clean for a 3 bedroom house, includes oven, windows and walls: $450\n"
+        "Carpet steam cleaning for any room up to 20 square metres (furniture moved by you)\n"
+        "Window tracks and sliding doors are included in every end of lease clean we do."
+    )
+    assert [text for _heading, text in texts(price_list)] == [
+        "End of lease clean for a 2 bedroom unit, includes oven, windows and walls: $320",
+        "End of lease clean for a 3 bedroom house, includes oven, windows and walls: $450",
+        "Carpet steam cleaning for any room up to 20 square metres (furniture moved by you)",
+        "Window tracks and sliding doors are included in every end of lease clean we do.",
+    ]

@@ -98,3 +98,11 @@ def test_a_sentence_listing_dated_hours_gives_one_fact_per_day() -> None:
 def test_a_list_of_dates_saying_one_thing_stays_one_sentence() -> None:
     text = "Closed 24, 25 and 26 December, back on the 27th."
     assert dated_items(text, LEARNED) == [text]
+
+
+def test_a_comma_in_brackets_cuts_no_item() -> None:
+    """The aside in brackets belongs to its sentence: cut there, the offer had lost its deadline and
+    its discount to a second "sentence" starting "or any Sunday to Friday)"."""
+    text = "Book any 2027 off-peak date (October to April, or any Sunday to Friday) by 28 February and get 10% off."
+    assert dated_items(text, LEARNED) == [text]
+    assert find_validity(text, LEARNED).valid_to == D(2027, 2, 28)

@@ -133,7 +133,7 @@ def dated_items(text: str, learned_on: date) -> list[str]:
     """A sentence that lists several dated items, each saying its own thing ("Easter opening: Good
     Friday 3 April 9am-5:30pm, Easter Sunday 5 April closed, Easter Monday 6 April 10am-4pm"), as one
     sentence per item, the label kept on each; any other sentence as itself. Items are cut at the
-    commas and semicolons outside the dates."""
+    commas and semicolons outside the dates and outside brackets."""
     label, body, offset = split_label(text)
     # The sentence's own parse (the one find_validity reads too), its dates moved onto the body.
     mentions = [
@@ -146,9 +146,10 @@ def dated_items(text: str, learned_on: date) -> list[str]:
         return [text]
     inside = [(m.start_char, m.end_char) for m in mentions]
     pieces: list[tuple[int, int]] = []
-    start = 0
+    start, depth = 0, 0
     for index, char in enumerate(body):
-        if char in ",;" and not any(a <= index < b for a, b in inside):
+        depth += (char in "([") - (char in ")]")  # a comma in brackets is the aside's, not the list's
+        if char in ",;" and depth <= 0 and not any(a <= index < b for a, b in inside):
             pieces.append((start, index))
             start = index + 1
     pieces.append((start, len(body)))

@@ -988,6 +988,8 @@ def _days_charged_as(q: _Question, facts: list[_Fact], on: date) -> set[int]:
     for f in facts:
         if f.state != "temporary" or any(c.polarity in ("open", "closed") for c in f.clauses):
             continue
+        if "discount" in f.concepts:
+            continue  # an offer names the days it is given on ("10% off any Sunday to Friday")
         analysis = analyse(f.statement, base_date=on)
         named = {d for m in analysis.dates if m.kind == "weekdays" for d in m.weekdays}
         if named and len(named) < 7 and not q.days <= named and not analysis.amounts:
@@ -998,13 +1000,13 @@ def _days_charged_as(q: _Question, facts: list[_Fact], on: date) -> set[int]:
 def _condition_fit(q: _Question, asked: list[Bound], f: _Fact, days: set[int]) -> int:
     """+1 when the fact holds for the question's number, day or time and nothing of it fails; -1 when
     one fails; 0 when the fact sets no condition the question can be held against. Days and times
-    count only on a fact with a price ("daytime, 8am-6pm: £75"): opening hours are read by the days
-    rules instead."""
+    count only on a fact with a price or a discount ("daytime, 8am-6pm: £75", "10% off any Sunday
+    to Friday"): opening hours are read by the days rules instead."""
     if not any(ch.isdigit() for ch in f.statement):
         return 0  # no number, no amount, no clock time: nothing to hold the question against
     analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
     verdicts = {fit(asked, bounds(analysis))} - {0}
-    if analysis.amounts:
+    if analysis.amounts or "discount" in f.concepts:  # a price, or an offer ("10% off Sun-Fri")
         stated_days = days_in(_canon(f.statement))  # _canon: an en dash is a range's dash
         if days and stated_days:
             verdicts.add(1 if days <= stated_days else -1 if not days & stated_days else 0)

@@ -1614,9 +1614,19 @@ def _limits_the_yes(f: _Fact, q: _Question, on: date) -> bool:
 
 def _about_the_business(f: _Fact, business: str) -> bool:
     """Whether a statement's subject is the business itself: the owner's "we", which the extractor
-    writes as the business's name."""
+    writes as the business's name, or, by the parse, a subject named by a word of the business's name
+    ("the spa is closed ..." at Seacliff Day Spa, "the studio" at Clay Studio)."""
     said = f.statement.lower()
-    return said.startswith("we ") or (bool(business) and said.startswith(business.lower() + " "))
+    if said.startswith("we ") or (bool(business) and said.startswith(business.lower() + " ")):
+        return True
+    named = {stem(w) for w in re.findall(r"[a-z]+", business.lower())} - {stem(w) for w in _STOP}
+    if not named:
+        return False
+    doc = analyse(f.statement, base_date=f.rf.learned_at.date()).doc
+    return any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN") and stem(t.text) in named
+        for t in doc
+    )
 
 
 def _closed_that_day(q: _Question, facts: list[_Fact], business: str) -> _Reply | None:

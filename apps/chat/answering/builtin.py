@@ -50,6 +50,7 @@ from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import lexical_file
+from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_units, unit_name
 from apps.language.words import word_key
@@ -917,7 +918,7 @@ class BuiltinAnswerer:
         # form too, or the misspelt word matches nothing in the facts it found. Retrieval repairs only
         # when its own match is weak, and "sourdogh" is close enough to Sourdough in meaning, so a
         # misspelling it did not need to repair is corrected here towards the facts' own words.
-        question = with_apostrophes(question)  # "dont you open on sundays" reads as "don't"
+        question = with_apostrophes(written_out(question))  # "r u open", "dont you open on sundays"
         question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
         q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
         _fuse_particles(q, facts)

@@ -27,6 +27,7 @@ from apps.language.analysis import Token, analyse
 from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import lexical_file, word_classes
+from apps.language.shorthand import written_out
 from apps.language.wordlists import words as word_table
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
@@ -143,10 +144,12 @@ class BuiltinExtractor:
         if not text:
             return []
         text = with_apostrophes(text.translate(TYPOGRAPHY))  # "we dont" is "we don't"
+        if context.source_kind == "owner_answer":
+            text = written_out(text)  # "u can bring ur own wine": an owner types as in a chat
         run = _Run(context)
         if context.row is not None:  # a priced cell of a list or table: its structure is the fact
             return run.row_cell(context.row)
-        question = with_apostrophes(normalise((context.question or "").translate(TYPOGRAPHY)))
+        question = with_apostrophes(written_out(normalise((context.question or "").translate(TYPOGRAPHY))))
         question = _asking_part(question, context.learned_on)
         if question:
             found = run.answer(question, normalise(text))

@@ -1578,7 +1578,8 @@ def _dated_on(q: _Question, facts: list[_Fact], polarity: str) -> tuple[_Fact, b
 
 def _closed_on_days(q: _Question, facts: list[_Fact]) -> _Reply | None:
     """A question about doing something on a weekday ("can I get keys cut on Sunday?") when a fact
-    about the business's hours, or about the thing asked, says it is closed that day: a no."""
+    about the business's hours, or about the thing asked, says it is closed that day, or when the
+    weekly hours leave the day out and nothing else names it: a no."""
     if not q.days:
         return None
     for f in _ordered(facts):
@@ -1587,6 +1588,21 @@ def _closed_on_days(q: _Question, facts: list[_Fact]) -> _Reply | None:
         about = stem("hours") in f.topic_stems or any(s in f.topic_stems for s in q.object_stems)
         if about and q.days <= f.closed_days and not q.days & f.open_days:
             return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
+    # No fact names the day, and the business's weekly hours leave it out ("any classes on sundays?"
+    # beside "open Monday to Friday, 3-5"): the near-certain no of seed 000, 3.3, as for "open on
+    # Sundays?".
+    hours = [
+        f
+        for f in _ordered(facts)
+        if f.hours_fact and f.state != "upcoming" and stem("hours") in f.topic_stems
+    ]
+    if (
+        _open_union(hours)
+        and not q.days & _open_union(hours)
+        and not any(q.days & days_in(f.statement) for f in facts)
+    ):
+        picked = [f for f in hours if f.open_days][:2]
+        return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix="No — ")
     return None
 
 

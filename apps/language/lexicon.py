@@ -201,6 +201,10 @@ def is_available() -> bool:
     return True
 
 
+def _senses(noun: str) -> frozenset[Any]:
+    return frozenset(_wordnet().synsets(noun, pos="n"))
+
+
 def _uses(word: str, pos: str) -> int:
     """How often WordNet's tagged corpus uses ``word`` as that part of speech."""
     wordnet = _wordnet()
@@ -335,8 +339,8 @@ def event_verb(noun: str) -> str | None:
 @_serialised
 def synonym_head(noun: str) -> str | None:
     """The word that names a noun's commonest sense, when that sense is also that word's commonest
-    ("kid" -> "child", "store" -> "shop", "automobile" -> "car"): two nouns whose everyday meanings
-    are one WordNet synset are one subject. None when the noun heads its own sense, when the sense's
+    ("kid" -> "child", "store" -> "shop", "automobile" -> "car", "courgette" -> "zucchini"): two
+    nouns whose everyday meanings are one WordNet synset are one subject. None when the noun heads its own sense, when the sense's
     head means something else first, or when WordNet cannot be loaded."""
     first = _commonest_sense(noun)
     if first is None:
@@ -344,10 +348,12 @@ def synonym_head(noun: str) -> str | None:
     head = first.lemmas()[0]
     if head.name() == noun or "_" in head.name():
         return None
-    # Both words attested in that sense in WordNet's tagged corpus: where neither count says so, the
-    # sense order is arbitrary ("bike" lists the motorcycle first, with no count for either sense).
+    # Both words attested in that sense in WordNet's tagged corpus, or one word in every sense of
+    # either ("zucchini" / "courgette"): otherwise the sense order is arbitrary ("bike" lists the
+    # motorcycle first, with no count for either sense, and also means a bicycle).
     used = {lemma.name(): lemma.count() for lemma in first.lemmas()}
-    if not (used.get(noun, 0) > 0 and used[head.name()] > 0):
+    attested = used.get(noun, 0) > 0 and used[head.name()] > 0
+    if not attested and _senses(noun) != _senses(head.name()):
         return None
     if _uses(noun, "v") > _uses(noun, "n"):
         return None  # mostly a verb ("pay"): its noun sense ("wage") is not what it says

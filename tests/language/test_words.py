@@ -39,6 +39,9 @@ from apps.language.words import noun_key, word_key
         # One everyday sense named by two words, both attested in it.
         (("store", "stores", "shop", "shops"), "shop"),
         (("photo", "photos", "photograph"), "photograph"),
+        # ... or one word in every sense of either, attested or not.
+        (("courgette", "courgettes", "zucchini"), "zucchini"),
+        (("grownup", "grownups", "adult", "adults"), "adult"),
     ],
 )
 def test_forms_of_one_word_meet(forms: tuple[str, ...], key: str) -> None:

@@ -201,14 +201,22 @@ def _item_line(line: str) -> tuple[str, _Value] | None:
         if re.search(r"(?i)\s(?:from|ab)$", item):  # "Colour from      $90"
             item, raw_value = re.sub(r"(?i)\s(?:from|ab)$", "", item), "from " + raw_value
         value = read_value(raw_value)
-        if value is None or not _is_item(item):
+        if value is None:
             continue
-        # "Mini session — 20 min, 5 edited images — $150": the name, then what it includes.
-        described = re.split(r"\s[-\u2013—]\s", item, maxsplit=1)
-        if len(described) == 2 and described[1]:
+        # "Mini session — 20 min, 5 edited images — $150", "Recall Workshop: one Saturday morning, 3
+        # hours — €55": the name, then what it includes.
+        described = re.split(r"\s[-\u2013—]\s|:\s", item, maxsplit=1)
+        if (
+            len(described) == 2
+            and described[1]
+            and _is_item(_clean(described[0]))
+            and not _has_amount(described[1])  # another priced thing, or a sentence: not a description
+            and ". " not in described[1]
+        ):
             note = ", ".join(filter(None, [described[1], value.note]))
             return _clean(described[0]), _Value(value.value, note)
-        return item, value
+        if _is_item(item):
+            return item, value
     return None
 
 

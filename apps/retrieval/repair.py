@@ -167,6 +167,11 @@ class RepairResult:
     def changed(self) -> bool:
         return bool(self.corrections)
 
+    @property
+    def misspelt(self) -> bool:
+        """Whether a correction replaced a word (not only joined two: "check in" -> "checkin")."""
+        return any(" " not in original and "-" not in original for original, _fixed in self.corrections)
+
 
 def _singular(word: str) -> str | None:
     if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):

@@ -478,12 +478,15 @@ def _search_message(search: _Search, message: str, query_vector: Any | None) -> 
 
 
 def _repair_spelling(search: _Search, own: _Own) -> None:
-    """2. Misspellings repaired against the business's vocabulary when the message's best match is
-    weak; the repaired pass replaces the message's own when it matches better."""
-    if not (search.opts.repair and own.top < search.profile["repair"]):
+    """2. Misspellings repaired against the business's vocabulary; the repaired pass replaces the
+    message's own when it matches better. Below the repair threshold any correction is tried; above
+    it, only one that changes a word neither the business nor English knows ("family maners
+    course" still matched the business's "family dog manners" well, and missed the course)."""
+    if not search.opts.repair:
         return
     fixed = _vocabulary(search.generation).repair(own.asked)
-    if fixed.changed:
+    weak = own.top < search.profile["repair"]
+    if fixed.changed and (weak or fixed.misspelt):
         own.repaired = fixed.text
         own.repaired_vector = embedding.embed_query(own.repaired)
         ids = search.by_vector("repaired", own.repaired, own.repaired_vector)

@@ -29,6 +29,6 @@ def test_names_and_other_text_stay_as_written(text: str) -> None:
 
 
 def test_the_question_reads_as_meant() -> None:
-    """"r u open today?" is a question about today once written out."""
+    """ "r u open today?" is a question about today once written out."""
     base = dt.date(2027, 12, 30)
     assert analyse(written_out("r u open 2day?"), base_date=base).day == base

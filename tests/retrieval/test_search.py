@@ -271,3 +271,24 @@ def test_the_start_up_task_re_embeds_stale_indexes(kb):
     connection.set_schema(schema)
     assert index_state().status == "ready"
     assert "Sourdough" in topics(retrieve("How much is a sourdough loaf?", on=TODAY))
+
+
+def test_a_misspelt_word_is_repaired_even_when_the_rest_matches_well(business):
+    """ "family maners course" matched the business's "family dog manners" well enough that the weak
+    match repair never ran, and the course itself was not retrieved. A word neither the business nor
+    English knows is repaired whatever the match."""
+    with topics_batched():
+        for topic, statement in [
+            ("About", "Puppy classes, family dog manners, recall workshops and 1:1 help with reactive dogs."),
+            (
+                "Family Manners",
+                "Family Manners (adolescent and adult dogs, 5 months+): 6 weekly classes, €155.",
+            ),
+            ("Puppy Foundations", "Puppy Foundations (puppies 8-16 weeks): 5 weekly classes, €120."),
+            ("Recall Workshop", "Recall Workshop: one Saturday morning, 3 hours, €55."),
+            ("Home visit", "1:1 home visit (90 minutes): €85 within 20km."),
+        ]:
+            owner_fact_add(topic=topic, statement=statement, aspect="detail")
+    result = retrieve("how much is the family maners course now?", on=TODAY)
+    assert "Family Manners" in topics(result)
+    assert "manners" in result.log["repaired"].lower()

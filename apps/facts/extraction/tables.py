@@ -19,6 +19,7 @@ not facts.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -254,6 +255,17 @@ _SKIP = re.compile(r"(?i)^\W*(?:skip to (?:main )?content|back to top|☰?\s*men
 _CHROME_SEPARATOR = re.compile(r"\s*(?:\||·|•|/|\s{3,})\s*|\]\s*\[")
 
 
+def _marks_as_bars(text: str) -> str:
+    """A lone symbol between spaces ("Home ▸ Courses", "Home › Menu » Book") separates labels as "|"
+    does: any arrow, triangle or guillemet by its Unicode category, rather than a list of marks. "+"
+    and "=" join words ("Cut + Colour") and are left alone."""
+    return re.sub(
+        r"(?<=\s)\S(?=\s)",
+        lambda m: "|" if m[0] not in "+=" and unicodedata.category(m[0]) in {"Sm", "So", "Pi", "Pf"} else m[0],
+        text,
+    )
+
+
 def is_chrome(line: str) -> bool:
     """Navigation bars, footers (copyright, a company number), cookie banners and "skip to content":
     page furniture, not a fact. Judged on one line, by what it is made of: many short labels with no
@@ -267,7 +279,7 @@ def is_chrome(line: str) -> bool:
         return True
     if re.match(r"^[^:]{1,40}:\s", text):  # "Rooms: The Vault · Pharaoh's Curse": a labelled list
         return False
-    labels = [c.strip(" []→←>") for c in _CHROME_SEPARATOR.split(text) if c.strip(" []→←>")]
+    labels = [c.strip(" []→←>") for c in _CHROME_SEPARATOR.split(_marks_as_bars(text)) if c.strip(" []→←>")]
     if len(labels) < 3:
         return bool(
             re.fullmatch(r"(?i)(?:follow us|find us|like us)? ?(?:on )?\w* ?@[\w.]+(?: on \w+)?", text)

@@ -276,6 +276,14 @@ def test_a_tail_of_days_and_times_is_not_part_of_a_subject() -> None:
     assert clean_np("Kids Saturday club") == "Kids club"  # a weekday inside a name is dropped, the rest kept
 
 
+def test_a_hyphenated_compound_is_not_cut_at_its_preposition() -> None:
+    """ "Emergency after-hours call-out $210" had become the topic "Emergency": "after" of
+    "after-hours" was read as a preposition starting a tail."""
+    assert clean_np("Emergency after-hours call-out") == "Emergency after-hours call-out"
+    assert clean_np("In-store pickup") == "In-store pickup"
+    assert clean_np("Emergency call-out after midnight") == "Emergency call-out"
+
+
 def test_a_measure_named_alone_keeps_its_number() -> None:
     """ "30 min is €230 per term" had become the topic "Min", a unit that names nothing; a count still
     goes ("3 pieces" -> "pieces")."""

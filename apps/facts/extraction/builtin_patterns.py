@@ -477,9 +477,9 @@ TYPOGRAPHY = str.maketrans(
 PREP_CUT = re.compile(
     r"\s+(?:up to|up until|within|for|from|at|in|on|with|over|under|to|by|during|until|till|if|when|including|except|"
     r"excluding|per|each|via|through|throughout|across|behind|near|upon|after|before|as|so|because|"
-    r"plus|but|or else|otherwise|which|that|who|where|every|starting|now|today|only)\b.*$",
+    r"plus|but|or else|otherwise|which|that|who|where|every|starting|now|today|only)(?![\w-]).*$",
     re.IGNORECASE,
-)
+)  # a hyphen makes the word part of a compound ("after-hours call-out", "in-store"), not a preposition
 
 
 LEAD = re.compile(

@@ -376,3 +376,27 @@ def names_a_price(noun: str) -> bool:
     if first is None:
         return False
     return first.name() in _PRICE_SENSES or bool(_PRICE_SENSES & {s.name() for s in first.closure(_parents)})
+
+
+@lru_cache(maxsize=16384)
+@_serialised
+def time_noun(adjective: str) -> str | None:
+    """The unit of time an adjective is made from, by WordNet's derivational links ("hourly" ->
+    "hour", "weekly" -> "week", "daily" -> "day"): "an hourly rate" is a price per hour, and a fact
+    says "$99 first hour". Only nouns of WordNet's time file that begin the adjective; None for
+    other adjectives ("personal" is not "person") or when WordNet cannot be loaded."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return None
+    nouns = {
+        related.name()
+        for sense in wordnet.synsets(adjective)
+        if sense.pos() in ("a", "s", "r")
+        for lemma in sense.lemmas()
+        if lemma.name() == adjective
+        for related in [*lemma.derivationally_related_forms(), *lemma.pertainyms()]
+        if related.synset().pos() == "n" and related.synset().lexname() == "noun.time"
+    }
+    close = sorted(n for n in nouns if len(n) < len(adjective) and adjective[: len(n) - 1] == n[:-1])
+    return close[0] if close else None

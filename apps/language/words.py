@@ -12,7 +12,9 @@ A word's key is, in order:
    own key (``teacher`` is not ``teach``);
 3. for a noun whose commonest sense is another word's commonest sense, that word (``kid`` ->
    ``child``, ``store`` -> ``shop``): WordNet's synset, shared only where both words mean it first;
-4. its American spelling, from spaCy's lexeme-norm table (``colour`` -> ``color``, ``tyre`` ->
+4. for an adjective made from a unit of time, that unit (``hourly`` -> ``hour``, ``weekly`` ->
+   ``week``): "what's your hourly rate?" asks about a fact's "first hour";
+5. its American spelling, from spaCy's lexeme-norm table (``colour`` -> ``color``, ``tyre`` ->
    ``tire``, ``cheque`` -> ``check``): a visitor in one country asks about a page written in another.
 
 Each step is a dictionary lookup, cached per word, so keying a text costs no parse. An abbreviated
@@ -26,7 +28,7 @@ import logging
 from functools import lru_cache
 from typing import Any
 
-from apps.language.lexicon import event_verb, synonym_head
+from apps.language.lexicon import event_verb, synonym_head, time_noun
 from apps.language.units import unit_name
 
 __all__ = ["noun_key", "word_key"]
@@ -49,7 +51,7 @@ def word_key(word: str) -> str:
         lemma = _plural_rules(w)  # a plural no dictionary lists: "cleanings", "cappuccinos"
     if lemma != w:
         lemma = _lemma(lemma)  # "piercings" -> "piercing" -> "pierce", as "piercing" is
-    return _american(event_verb(lemma) or synonym_head(lemma) or lemma)
+    return _american(event_verb(lemma) or synonym_head(lemma) or time_noun(lemma) or lemma)
 
 
 @lru_cache(maxsize=65536)

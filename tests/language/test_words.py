@@ -42,6 +42,10 @@ from apps.language.words import noun_key, word_key
         # ... or one word in every sense of either, attested or not.
         (("courgette", "courgettes", "zucchini"), "zucchini"),
         (("grownup", "grownups", "adult", "adults"), "adult"),
+        # An adjective made from a unit of time is that unit ("hourly rate" / "first hour").
+        (("hourly", "hour", "hours"), "hour"),
+        (("weekly", "week", "weeks"), "week"),
+        (("daily", "day", "days"), "day"),
     ],
 )
 def test_forms_of_one_word_meet(forms: tuple[str, ...], key: str) -> None:
@@ -57,6 +61,7 @@ def test_forms_of_one_word_meet(forms: tuple[str, ...], key: str) -> None:
         ("tea", "coffee"),
         ("exam", "cleaning"),
         ("vet", "veteran"),
+        ("personal", "person"),  # an adjective keeps its key unless it is made from a unit of time
     ],
 )
 def test_different_words_stay_apart(one: str, other: str) -> None:

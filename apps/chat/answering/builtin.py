@@ -756,7 +756,7 @@ def _object(q: _Question, rest: list[str]) -> None:
         if w in _PREPOSITIONS:
             break
         chunk.append(w)
-    obj = [w for w in obj if w not in q.time_words]
+    obj = [w for w in _without_premises(obj, q.text) if w not in q.time_words]
     content = [w for w in obj if w not in _STOP and w not in _DETERMINERS and not _is_day_word(w)]
     content = [w for w in content if w not in _TRAILING]
     q.object_stems = list(dict.fromkeys(stem(w.replace("-", "")) for w in content))
@@ -785,6 +785,24 @@ def _object(q: _Question, rest: list[str]) -> None:
         q.stems[vstem] = 1.0
     if not q.object_stems and q.verb_group is None:
         q.kind = "wh"
+
+
+def _without_premises(words: list[str], original: str) -> list[str]:
+    """The words without a place named by a common noun after a preposition ("on site", "at the
+    venue", "on the premises"): asked of a business, it is the business's own place, which its facts
+    do not name ("Small shop at reception ... milk" answers "can I buy milk on site?"). A proper name
+    ("deliver to Bramley") and a place with a modifier ("in the back garden") stay what is asked."""
+    out: list[str] = []
+    for i, w in enumerate(words):
+        before = [x for x in words[:i] if x not in _DETERMINERS]
+        placed = bool(before) and before[-1] in _PREPOSITIONS and words[i - 1] in _PREPOSITIONS | {"the"}
+        named = re.search(rf"\b{re.escape(w)}\b", original) is None  # written with a capital
+        if placed and not named and (i + 1 == len(words) or words[i + 1] in _PREPOSITIONS | _STOP):
+            if lexical_file(w) == "noun.location":
+                out = out[:-1] if out and out[-1] in _PREPOSITIONS else out
+                continue
+        out.append(w)
+    return out
 
 
 def _echo(original: str, words: list[str]) -> str:

@@ -131,10 +131,7 @@ def _units(text: str) -> list[tuple[list[str], str, bool, bool]]:
     groups: list[list[tuple[str, str, str, str]]] = []
     for tok in _tokens(text):
         prev = groups[-1][-1] if groups else None
-        hyphenated = prev is not None and not prev[3] and (tok[0] == "-" or prev[0] == "-")
-        # A verb's particle is part of the name: "call out fee" is the "call-out" fee.
-        particle = prev is not None and prev[1] == "VERB" and tok[2] == "prt"
-        if hyphenated or particle:
+        if prev is not None and not prev[3] and (tok[0] == "-" or prev[0] == "-"):
             groups[-1].append(tok)
         else:
             groups.append([tok])
@@ -156,17 +153,6 @@ def analyse(text: str) -> Phrase:
         return cached
     # Units by their canonical names: "60 min", "60-minute" and "60 minutes" are one number and unit.
     words = [u for u in _units(canonical_units(text)) if u[1] not in _FUNCTION_POS]
-    # A word for the price names no thing ("Call-out fee" is the call-out's price, as the fact's aspect
-    # already says): the name's other words are the subject, or its first word when all are prices
-    # ("Corkage fee" is the corkage).
-    priced = [u for u in words if len(u[0]) == 1 and not u[3] and _names_a_price(u[0][0])]
-    if priced and len(priced) == sum(1 for u in words if not u[3]):
-        priced = priced[1:]
-    for u in priced:
-        at = words.index(u)
-        if u[2] and at > 0 and not words[at - 1][3]:  # the root priced the word before it: now the root
-            words[at - 1] = (words[at - 1][0], words[at - 1][1], True, False)
-    words = [u for u in words if u not in priced]
     if not words:
         phrase = Phrase(text=text, head="", qualifiers=frozenset(), numbers=frozenset())
     else:
@@ -202,10 +188,6 @@ def analyse(text: str) -> Phrase:
         )
     _phrases.put(text, phrase)
     return phrase
-
-
-def _names_a_price(lemma: str) -> bool:
-    return lexicon.is_available() and lexicon.names_a_price(lemma)
 
 
 def _can_modify(lemmas: list[str]) -> bool:

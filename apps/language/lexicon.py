@@ -360,24 +360,6 @@ def synonym_head(noun: str) -> str | None:
     return str(head.name()) if _commonest_sense(head.name()) == first else None
 
 
-#: WordNet's senses of money asked for something ("fee", "price", "cost", "surcharge", "toll").
-_PRICE_SENSES = frozenset({"cost.n.01", "monetary_value.n.01"})
-
-
-@lru_cache(maxsize=4096)
-@_serialised
-def names_a_price(noun: str) -> bool:
-    """Whether a noun's commonest sense is the money asked for something ("fee", "price", "cost",
-    "surcharge"), by WordNet's hypernyms: in a subject's name such a word says which detail of the
-    thing is meant, as the fact's aspect does ("call-out fee" is the call-out's price), and names no
-    other thing. "rate" (commonly a speed) and "discount" (commonly an act) are not; False when
-    WordNet lacks the word or cannot be loaded."""
-    first = _commonest_sense(noun)
-    if first is None:
-        return False
-    return first.name() in _PRICE_SENSES or bool(_PRICE_SENSES & {s.name() for s in first.closure(_parents)})
-
-
 @lru_cache(maxsize=16384)
 @_serialised
 def time_noun(adjective: str) -> str | None:

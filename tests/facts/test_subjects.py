@@ -199,22 +199,6 @@ def test_the_owner_splits_a_merge_and_both_subjects_are_live_again(business):
 # The matcher on its own
 
 
-def test_an_owners_call_out_fee_retires_the_pages_call_out_price(business):
-    # "fee" names the price the aspect already says, and "call out" is the verb's noun "call-out".
-    website("After-hours emergency call-out: $150 + labour", 0)
-    owner("What's your emergency call out fee?", "It's $175 after hours now, plus labour", 10)
-    [fact] = live_about("call")
-    assert fact.value == "$175" and fact.source_kind == "owner_answer"
-
-
-def test_a_word_for_the_price_names_no_other_thing():
-    assert analyse("Corkage fee").head == analyse("Corkage").head == "corkage"
-    assert analyse("Emergency call out fee").head == "call-out"
-    assert analyse("Shoe rental price").head == "rental"
-    assert analyse("Price").head == "price"  # a name that is only the price keeps it
-    assert not compare("Small dog price", "Large dog price").same
-
-
 def test_head_nouns_decide_variants_and_inflections():
     assert analyse("Gift Cards").head == "card" and analyse("kids' haircuts").qualifiers == {"kid"}
     assert analyse("30-minute massage").numbers == {"30"} and analyse("30-minute massage").units == {"minute"}

@@ -1200,6 +1200,7 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
     if q.kind in ("offer", "accept"):
         return (
             _closed_that_day(q, facts, business)
+            or _trade_off_that_day(q, facts, business)
             or _closed_on_days(q, facts)
             or _offer_reply(q, facts, business, on)
         )
@@ -1472,6 +1473,11 @@ def _fact_window(f: _Fact, year: int | None = None) -> tuple[date | None, date |
     ``year`` asked about, when one is given."""
     if f.rf.valid_from is not None or f.rf.valid_to is not None:
         return f.rf.valid_from, f.rf.valid_to
+    return _statement_window(f, year)
+
+
+def _statement_window(f: _Fact, year: int | None = None) -> tuple[date | None, date | None]:
+    """The date range a fact's statement names, whatever its validity; (None, None) when it names none."""
     learned = f.rf.learned_at.date()
     if not _DATE_RE.search(f.statement) and not mentions_holiday(f.statement, year=learned.year):
         return None, None  # no calendar date to read (parsing every fact would cost a parse each)
@@ -1676,6 +1682,32 @@ def _closed_that_day(q: _Question, facts: list[_Fact], business: str) -> _Reply 
         return None
     f = closure[0]
     return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
+
+
+def _trade_off_that_day(q: _Question, facts: list[_Fact], business: str) -> _Reply | None:
+    """A question about the business's own trade on a date ("is there dancing on Monday 8 March?" at a
+    dance studio: every word asked is a word of its name) when a fact dated over that whole date rules
+    something out ("No classes on Monday 8 March (public holiday)"): what the business does is off
+    that day, a no. A dated fact that rules nothing out ("exam fortnight 1-13 March") says nothing."""
+    trade = set(stems_of(business)) if business else set()
+    if q.period is None or not q.required or not set(q.required) <= trade:
+        return None
+    first, last = q.period
+    # Only a notice about the business as a whole (its hours, or a topic named by its name): "no
+    # parking on the 8th" filed under Parking says nothing about the classes.
+    general = [f for f in facts if set(f.topic_stems) <= trade | {stem("about"), stem("hours")}]
+    for f in _ordered(general):
+        if f.state == "paused" or not _negated_stems(f):
+            continue
+        # The day the notice names ("No lessons on Friday 2 April"), not the days it is shown for.
+        start, end = _statement_window(f, first.year)
+        if start is None and end is None:
+            start, end = _fact_window(f, first.year)
+        if (start is not None or end is not None) and (start is None or start <= first) and (
+            end is None or last <= end
+        ):
+            return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
+    return None
 
 
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:

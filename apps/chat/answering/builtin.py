@@ -145,7 +145,16 @@ def stems_of(text: str) -> dict[str, float]:
                 if p not in _STOP and len(p) > 1:
                     out.setdefault(stem(p), 0.5)
     for a, b in itertools.pairwise(re.findall(r"[a-z0-9]+", canon)):
-        if a not in _STOP and b not in _STOP:
+        if a in _STOP:
+            continue
+        if (a + b).isalpha() and lexical_file(a + b) is not None:
+            # A compound the dictionary writes as one noun, written apart ("grown up", "check up",
+            # "work out"): that noun is the word asked about ("grownup" is "adult"), its parts half.
+            out[stem(a + b)] = 1.0
+            for part in (a, b):
+                if out.get(stem(part), 0.0) >= 1.0:
+                    out[stem(part)] = 0.5
+        elif b not in _STOP:
             out.setdefault(stem(a + b), _JOINED)
     return out
 

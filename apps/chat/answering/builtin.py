@@ -806,10 +806,10 @@ def _without_premises(words: list[str], original: str) -> list[str]:
         before = [x for x in words[:i] if x not in _DETERMINERS]
         placed = bool(before) and before[-1] in _PREPOSITIONS and words[i - 1] in _PREPOSITIONS | {"the"}
         named = re.search(rf"\b{re.escape(w)}\b", original) is None  # written with a capital
-        if placed and not named and (i + 1 == len(words) or words[i + 1] in _PREPOSITIONS | _STOP):
-            if lexical_file(w) == "noun.location":
-                out = out[:-1] if out and out[-1] in _PREPOSITIONS else out
-                continue
+        last = i + 1 == len(words) or words[i + 1] in _PREPOSITIONS | _STOP
+        if placed and not named and last and lexical_file(w) == "noun.location":
+            out = out[:-1] if out and out[-1] in _PREPOSITIONS else out
+            continue
         out.append(w)
     return out
 
@@ -1712,8 +1712,10 @@ def _trade_off_that_day(q: _Question, facts: list[_Fact], business: str) -> _Rep
         start, end = _statement_window(f, first.year)
         if start is None and end is None:
             start, end = _fact_window(f, first.year)
-        if (start is not None or end is not None) and (start is None or start <= first) and (
-            end is None or last <= end
+        if (
+            (start is not None or end is not None)
+            and (start is None or start <= first)
+            and (end is None or last <= end)
         ):
             return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
     return None

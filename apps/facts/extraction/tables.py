@@ -256,12 +256,14 @@ _CHROME_SEPARATOR = re.compile(r"\s*(?:\||·|•|/|\s{3,})\s*|\]\s*\[")
 
 
 def _marks_as_bars(text: str) -> str:
-    """A lone symbol between spaces ("Home ▸ Courses", "Home › Menu » Book") separates labels as "|"
-    does: any arrow, triangle or guillemet by its Unicode category, rather than a list of marks. "+"
-    and "=" join words ("Cut + Colour") and are left alone."""
+    """A lone symbol between spaces ("Home ▸ Courses", "Home » Book") separates labels as "|" does:
+    any arrow, triangle or guillemet by its Unicode category, rather than a list of marks. "+" and
+    "=" join words ("Cut + Colour") and are left alone."""
     return re.sub(
         r"(?<=\s)\S(?=\s)",
-        lambda m: "|" if m[0] not in "+=" and unicodedata.category(m[0]) in {"Sm", "So", "Pi", "Pf"} else m[0],
+        lambda m: (
+            "|" if m[0] not in "+=" and unicodedata.category(m[0]) in {"Sm", "So", "Pi", "Pf"} else m[0]
+        ),
         text,
     )
 

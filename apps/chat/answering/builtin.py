@@ -1685,8 +1685,10 @@ def _closed_that_day(q: _Question, facts: list[_Fact], business: str) -> _Reply 
     Only a closure of the business's hours counts (a topic about hours), not of one room or
     service ("the pool is closed March 3-7" says nothing about a massage); a closure whose subject is
     the business itself ("<business> is closed for a family holiday ...") is one, whatever its topic."""
+    if q.period is None:
+        return None  # before reading every fact's subject: most questions name no date
     hours = [f for f in facts if stem("hours") in f.topic_stems or _about_the_business(f, business)]
-    closure = _closure_on(q, hours) if q.period is not None else None
+    closure = _closure_on(q, hours)
     if closure is None or not closure[1]:
         return None
     f = closure[0]
@@ -1711,7 +1713,7 @@ def _trade_off_that_day(q: _Question, facts: list[_Fact], business: str) -> _Rep
         # The day the notice names ("No lessons on Friday 2 April"), not the days it is shown for.
         start, end = _statement_window(f, first.year)
         if start is None and end is None:
-            start, end = _fact_window(f, first.year)
+            start, end = f.rf.valid_from, f.rf.valid_to
         if (
             (start is not None or end is not None)
             and (start is None or start <= first)

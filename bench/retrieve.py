@@ -283,6 +283,8 @@ class Loader:
         """Add pieces until the business has ``target``; returns the seconds of each loading step."""
         from django.db import connection
 
+        from apps.retrieval.index import index_state, pieces_changed
+
         assert self.vectors is not None
         add = target - self.count
         if add <= 0:
@@ -349,6 +351,7 @@ class Loader:
             for row in rows:
                 copy.write_row(row)
         steps["copy_s"] = time.perf_counter() - t0
+        pieces_changed(index_state())  # as the product's own indexing does after a change
         with connection.cursor() as cursor:
             cursor.execute("SET maintenance_work_mem = '512MB'")
             for name in INDEXES:
@@ -442,6 +445,7 @@ def measure_size(
     generation: int,
 ) -> dict[str, Any]:
     from apps.retrieval import embedding, search
+    from apps.retrieval.index import index_state
     from apps.retrieval.search import RetrievalOptions, remember_turn, retrieve
     from lab.evaluation import ABLATIONS
 
@@ -455,7 +459,7 @@ def measure_size(
     # The spelling-repair vocabulary is built from the whole index once per index change.
     search._vocabularies.clear()
     t0 = time.perf_counter()
-    search._vocabulary(generation)
+    search._vocabulary(generation, index_state().revision)
     vocab_ms = (time.perf_counter() - t0) * 1000
     for message, history in queries[:8]:  # warm-up: caches, buffers
         for options in configs.values():

@@ -17,6 +17,7 @@ from datetime import date
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from apps.facts.models import Fact, FactStatus, Topic, Visibility
@@ -272,7 +273,14 @@ def index_topics(topic_ids: Iterable[int]) -> int:
         return 0
     Piece.objects.filter(generation=state.generation, topic_id__in=ids).delete()
     drafts = [d for topic in Topic.objects.filter(pk__in=ids) for d in topic_drafts(topic)]
-    return _store(drafts, state.generation)
+    stored = _store(drafts, state.generation)
+    pieces_changed(state)
+    return stored
+
+
+def pieces_changed(state: IndexState) -> None:
+    """Record that the active generation's pieces changed (in the caller's transaction)."""
+    IndexState.objects.filter(pk=state.pk).update(revision=F("revision") + 1)
 
 
 def index_rebuild() -> IndexState:

@@ -27,6 +27,9 @@ class IndexState(models.Model):
     thresholds = models.JSONField(default=dict, blank=True, help_text="This business's calibrated thresholds")
     # Part of the vector space's identity: the pieces' vectors depend on it (index.question_weight).
     question_weight = models.FloatField(default=0.0)
+    # Bumped whenever the active generation's pieces change, so that what a process derives from
+    # them (the spelling repair's vocabulary) knows it is current without counting pieces each turn.
+    revision = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"{self.model_id} gen {self.generation} ({self.status})"

@@ -241,16 +241,13 @@ def has_identifier(message: str) -> bool:
     return any(not _ORDINAL.match(m.group().strip()) for m in _IDENTIFIER.finditer(message))
 
 
-# Vocabulary per business and index generation, rebuilt when the index changes.
-_vocabularies: dict[tuple[str, int, int, int], Vocabulary] = {}
+# Vocabulary per business, index generation and revision of its pieces, rebuilt when they change.
+# The key comes from the index state the turn has already read: no query on a turn that finds it.
+_vocabularies: dict[tuple[str, int, int], Vocabulary] = {}
 
 
-def _vocabulary(generation: int) -> Vocabulary:
-    marker = (
-        Piece.objects.filter(generation=generation).order_by("-id").values_list("id", flat=True).first() or 0
-    )
-    count = Piece.objects.filter(generation=generation).count()
-    key = (current_schema(), generation, marker, count)
+def _vocabulary(generation: int, revision: int) -> Vocabulary:
+    key = (current_schema(), generation, revision)
     vocab = _vocabularies.get(key)
     if vocab is None:
         texts = Piece.objects.filter(generation=generation).values_list("title", "text")
@@ -394,6 +391,7 @@ class _Search:
     on: date
     audience: str
     generation: int
+    revision: int
     profile: ThresholdProfile
     clock: float
     hits: dict[int, Hit] = field(default_factory=dict)
@@ -404,7 +402,7 @@ class _Search:
     def begin(cls, opts: RetrievalOptions, *, on: date, audience: str) -> _Search:
         clock = time.perf_counter()  # the first step's time includes reading the index state
         state = index_usable()
-        return cls(opts, on, audience, state.generation, business_profile(state), clock)
+        return cls(opts, on, audience, state.generation, state.revision, business_profile(state), clock)
 
     @property
     def pool(self) -> int:
@@ -484,7 +482,7 @@ def _repair_spelling(search: _Search, own: _Own) -> None:
     course" still matched the business's "family dog manners" well, and missed the course)."""
     if not search.opts.repair:
         return
-    fixed = _vocabulary(search.generation).repair(own.asked)
+    fixed = _vocabulary(search.generation, search.revision).repair(own.asked)
     weak = own.top < search.profile["repair"]
     if fixed.changed and (weak or fixed.misspelt):
         own.repaired = fixed.text

@@ -124,6 +124,18 @@ def test_misspelling_is_repaired_against_the_business_vocabulary(kb):
         assert "gluten" in result.log["repaired"].lower()
 
 
+def test_repair_learns_a_word_added_after_earlier_turns(kb):
+    """The repair's vocabulary is cached per index revision: a topic added after a turn has
+    warmed the cache is a correction target on the next turn."""
+    before = index_state().revision
+    assert not retrieve("do you sell focacia?", on=TODAY).log["repaired"]
+    owner_fact_add(topic="Focaccia", statement="Rosemary focaccia is $6.", aspect="price")
+    assert index_state().revision > before
+    result = retrieve("do you sell focacia?", on=TODAY)
+    assert "focaccia" in result.log["repaired"].lower()
+    assert "Focaccia" in topics(result)
+
+
 def test_exact_code_uses_the_keyword_leg(kb):
     assert has_identifier("what is form CAT-4471 for?")
     assert not has_identifier("are you open at 7am on the 3rd?")

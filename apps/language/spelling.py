@@ -19,8 +19,8 @@
   original word is kept.
 
 Written by hand (no library does it): the budget, the first-letter rule, the blocking rule, the
-joined forms and the case keeping, the same behaviour as the earlier repair in
-apps/retrieval/repair.py so that it can replace that module's hand-made parts.
+joined forms and the case keeping. Two callers: the built-in answerer (every dictionary word left
+alone) and retrieval's repair (apps/retrieval/repair.py: only the commonest English words left alone).
 """
 
 from __future__ import annotations

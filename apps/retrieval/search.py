@@ -39,11 +39,12 @@ from apps.facts.selectors import (
     fact_ids_dated_on,
     knowledge_render,
 )
+from apps.language.spelling import Speller
 from apps.retrieval import embedding
 from apps.retrieval.index import index_state, index_usable
 from apps.retrieval.kinds import kind_of_fact, without_kind_words
 from apps.retrieval.models import Audience, IndexState, Piece
-from apps.retrieval.repair import Vocabulary
+from apps.retrieval.repair import misspelt, repair_speller
 from apps.retrieval.rerank import rerank
 from apps.retrieval.thresholds import ThresholdProfile, builtin_profile, decisions_for
 from apps.tenants.db import current_schema
@@ -243,15 +244,15 @@ def has_identifier(message: str) -> bool:
 
 # Vocabulary per business, index generation and revision of its pieces, rebuilt when they change.
 # The key comes from the index state the turn has already read: no query on a turn that finds it.
-_vocabularies: dict[tuple[str, int, int], Vocabulary] = {}
+_vocabularies: dict[tuple[str, int, int], Speller] = {}
 
 
-def _vocabulary(generation: int, revision: int) -> Vocabulary:
+def _vocabulary(generation: int, revision: int) -> Speller:
     key = (current_schema(), generation, revision)
     vocab = _vocabularies.get(key)
     if vocab is None:
         texts = Piece.objects.filter(generation=generation).values_list("title", "text")
-        vocab = Vocabulary.from_texts(f"{t}\n{x}" for t, x in texts)
+        vocab = repair_speller(f"{t}\n{x}" for t, x in texts)
         for old in [k for k in _vocabularies if k[0] == key[0]]:
             _vocabularies.pop(old, None)
         _vocabularies[key] = vocab
@@ -482,9 +483,9 @@ def _repair_spelling(search: _Search, own: _Own) -> None:
     course" still matched the business's "family dog manners" well, and missed the course)."""
     if not search.opts.repair:
         return
-    fixed = _vocabulary(search.generation, search.revision).repair(own.asked)
+    fixed = _vocabulary(search.generation, search.revision).correct(own.asked)
     weak = own.top < search.profile["repair"]
-    if fixed.changed and (weak or fixed.misspelt):
+    if fixed.changed and (weak or misspelt(fixed)):
         own.repaired = fixed.text
         own.repaired_vector = embedding.embed_query(own.repaired)
         ids = search.by_vector("repaired", own.repaired, own.repaired_vector)

@@ -36,7 +36,7 @@ from apps.chat.answering.builtin import BuiltinAnswerer, days_in, looks_like_ins
 from apps.facts.selectors import RenderedFact, RenderedTopic
 from apps.retrieval.embedding import embed_passages, embed_query
 from apps.retrieval.fact_similarity import fact_similarity
-from apps.retrieval.repair import Vocabulary
+from apps.retrieval.repair import repair_speller
 from tests.helpers import eval_path
 
 CASES_DIR = Path(__file__).parent / "answer_cases"
@@ -132,7 +132,7 @@ def retrieval_hints(data: dict[str, Any], question: str, context: list[RenderedT
     similarity to the (repaired) question with the real embedding model, and each fact's own
     similarity (apps.retrieval.fact_similarity, as the chat service computes it)."""
     texts = list(data["topics"]) + [f["statement"] for fs in data["topics"].values() for f in fs]
-    fixed = Vocabulary.from_texts(texts).repair(question)
+    fixed = repair_speller(texts).correct(question)
     repaired = fixed.text if fixed.changed else ""
     if not context:
         return RetrievalHints(repaired=repaired)

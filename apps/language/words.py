@@ -31,7 +31,7 @@ from typing import Any
 from apps.language.lexicon import event_verb, synonym_head, time_noun
 from apps.language.units import unit_name
 
-__all__ = ["noun_key", "word_key"]
+__all__ = ["form_key", "noun_key", "word_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,23 @@ logger = logging.getLogger(__name__)
 @lru_cache(maxsize=65536)
 def word_key(word: str) -> str:
     """The key ``word`` meets other forms of itself on (see the module docstring)."""
+    lemma = _base(word)
+    if not lemma.isalpha():
+        return lemma
+    return _american(event_verb(lemma) or synonym_head(lemma) or time_noun(lemma) or lemma)
+
+
+@lru_cache(maxsize=65536)
+def form_key(word: str) -> str:
+    """Step 1 of ``word_key`` only, the lemma: the inflections of one word meet ("charged",
+    "charges" -> "charge"), but no derivation, synonym or spelling norm joins two words, for tables
+    of trigger words where that would join two triggers ("cheque" is not "check", an "opener" is
+    not "open")."""
+    return _base(word)
+
+
+def _base(word: str) -> str:
+    """The word's lemma (step 1), or the word as written when it is no word (a number, a code)."""
     w = word.lower().replace("\u2019", "'").strip("'")
     if w.endswith("'s"):
         w = w[:-2]
@@ -51,7 +68,7 @@ def word_key(word: str) -> str:
         lemma = _plural_rules(w)  # a plural no dictionary lists: "cleanings", "cappuccinos"
     if lemma != w:
         lemma = _lemma(lemma)  # "piercings" -> "piercing" -> "pierce", as "piercing" is
-    return _american(event_verb(lemma) or synonym_head(lemma) or time_noun(lemma) or lemma)
+    return lemma
 
 
 @lru_cache(maxsize=65536)

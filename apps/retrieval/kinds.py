@@ -5,384 +5,82 @@ a document would use as a heading, with the subject left out.
 whole question is pulled towards the subject's own passage, so retrieval also searches for the kind
 on its own ("prices"), which finds a price list that names the product only in passing.
 
-The table below is data: kind -> trigger words and phrases, matched on word boundaries in lowercase
-(a space in a phrase also matches a hyphen or several spaces). When several kinds match, the first
-kind in table order wins. The order follows the seed's rule of excluding the subject: what is asked
-("how much", "how much notice") outranks what it is about ("delivery", "parking"), and the broad
-time words of opening hours ("when", "late", day names) come last because they also accompany
-questions about deliveries, bookings and the like.
+The table is data (apps/language/data/kinds.txt): kind -> the words and phrases that ask for it,
+compared by the language layer's word forms (``form_key``), so one form of a word stands for all of its forms
+("charge" for "charged" and "charges", "deliver" for "delivery"). When several kinds match, the
+first kind in table order wins.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
+
+from apps.language.wordlists import categories
+from apps.language.words import form_key
 
 __all__ = ["KINDS", "kind_of_fact", "kinds_of_fact", "without_kind_words"]
 
-_DAYS = [
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-]
+_TABLE = "kinds.txt"
+_NOT = "not"  # the table's line of subjects that are no kind of question
+
+# Words as the table and a message are compared: letters and digits, so that "wi-fi", "24/7" and
+# "e-mail" are the phrases "wi fi", "24 7" and "e mail".
+_WORD = re.compile(r"[^\W_]+")
 
 KINDS: Mapping[str, tuple[str, ...]] = {
-    "notice": (
-        "notice",
-        "in advance",
-        "advance notice",
-        "ahead of time",
-        "how far ahead",
-        "how far in advance",
-        "how soon",
-        "lead time",
-        "last minute",
-        "short notice",
-        "how long before",
-        "how many days before",
-        "how many weeks before",
-    ),
-    "prices": (
-        "price",
-        "prices",
-        "priced",
-        "pricing",
-        "price list",
-        "cost",
-        "costs",
-        "costing",
-        "fee",
-        "fees",
-        "how much",
-        "charge",
-        "charges",
-        "charged",
-        "rate",
-        "rates",
-        "expensive",
-        "cheap",
-        "cheaper",
-        "cheapest",
-        "affordable",
-        "tariff",
-        "tariffs",
-        "quote",
-        "quotes",
-        "discount",
-        "discounts",
-        "per hour",
-        "per night",
-        "per person",
-    ),
-    "cancellation and refunds": (
-        "refund",
-        "refunds",
-        "refunded",
-        "refundable",
-        "return",
-        "returns",
-        "returning",
-        "cancel",
-        "cancels",
-        "cancelled",
-        "canceled",
-        "cancelling",
-        "canceling",
-        "cancellation",
-        "cancellations",
-        "cancelation",
-        "money back",
-        "exchange",
-        "exchanges",
-        "reschedule",
-        "no show",
-    ),
-    "payment methods": (
-        "pay",
-        "pays",
-        "paying",
-        "payment",
-        "payments",
-        "card",
-        "cards",
-        "credit card",
-        "debit card",
-        "cash",
-        "visa",
-        "mastercard",
-        "master card",
-        "amex",
-        "american express",
-        "apple pay",
-        "google pay",
-        "paypal",
-        "contactless",
-        "cheque",
-        "cheques",
-        "invoice",
-        "bank transfer",
-        "venmo",
-        "klarna",
-        "afterpay",
-        "bitcoin",
-        "crypto",
-        "instalments",
-        "installments",
-    ),
-    "insurance": (
-        "insurance",
-        "insured",
-        "insurer",
-        "insurers",
-        "insurance plan",
-        "copay",
-        "co pay",
-        "deductible",
-        "medicare",
-        "medicaid",
-    ),
-    "dietary": (
-        "allergen",
-        "allergens",
-        "allergy",
-        "allergies",
-        "allergic",
-        "gluten",
-        "gluten free",
-        "coeliac",
-        "celiac",
-        "vegan",
-        "vegans",
-        "vegetarian",
-        "vegetarians",
-        "plant based",
-        "halal",
-        "kosher",
-        "dairy",
-        "dairy free",
-        "lactose",
-        "nut",
-        "nuts",
-        "nut free",
-        "peanut",
-        "peanuts",
-        "sesame",
-        "shellfish",
-        "sugar free",
-        "diabetic",
-        "keto",
-        "dietary",
-        "diet",
-    ),
-    "delivery": (
-        "deliver",
-        "delivers",
-        "delivered",
-        "delivering",
-        "delivery",
-        "deliveries",
-        "shipping",
-        "ship",
-        "ships",
-        "shipped",
-        "postage",
-        "courier",
-        "dispatch",
-        "dispatched",
-        "pick up",
-        "pickup",
-        "collection",
-        "click and collect",
-        "takeaway",
-        "take away",
-        "takeout",
-        "take out",
-        "track my order",
-        "tracking",
-    ),
-    "booking": (
-        "book",
-        "books",
-        "booking",
-        "bookings",
-        "booked",
-        "appointment",
-        "appointments",
-        "reservation",
-        "reservations",
-        "reserve",
-        "reserved",
-        "availability",
-        "slot",
-        "slots",
-        "walk in",
-        "walk ins",
-        "table for",
-    ),
-    "contact": (
-        "contact",
-        "contacts",
-        "phone",
-        "phone number",
-        "telephone",
-        "call",
-        "call you",
-        "ring",
-        "email",
-        "emails",
-        "e mail",
-        "email address",
-        "reach you",
-        "get in touch",
-        "whatsapp",
-        "text you",
-        "message you",
-    ),
-    "facilities": (
-        "pet",
-        "pets",
-        "dog",
-        "dogs",
-        "pet friendly",
-        "dog friendly",
-        "children",
-        "child",
-        "kids",
-        "kid",
-        "baby",
-        "babies",
-        "high chair",
-        "high chairs",
-        "pram",
-        "stroller",
-        "wifi",
-        "wi fi",
-        "internet",
-        "wheelchair",
-        "accessible",
-        "accessibility",
-        "disabled",
-        "step free",
-        "ramp",
-        "lift",
-        "elevator",
-        "toilet",
-        "toilets",
-        "restroom",
-        "restrooms",
-        "bathroom",
-        "bathrooms",
-        "baby changing",
-        "outdoor seating",
-        "terrace",
-        "smoking",
-        "air conditioning",
-        "charging",
-        "facilities",
-        "amenities",
-    ),
-    "location": (
-        "where",
-        "address",
-        "located",
-        "location",
-        "locations",
-        "directions",
-        "direction",
-        "parking",
-        "park",
-        "car park",
-        "find you",
-        "get there",
-        "get to you",
-        "nearest",
-        "near",
-        "map",
-        "postcode",
-        "zip code",
-        "public transport",
-        "station",
-    ),
-    "opening hours": (
-        "open",
-        "opens",
-        "opened",
-        "opening",
-        "opening hours",
-        "close",
-        "closes",
-        "closed",
-        "closing",
-        "shut",
-        "shuts",
-        "hours",
-        "schedule",
-        "timetable",
-        "what time",
-        "late",
-        "latest",
-        "early",
-        "earliest",
-        "when",
-        "today",
-        "tonight",
-        "tomorrow",
-        "weekend",
-        "weekends",
-        "weekday",
-        "weekdays",
-        *_DAYS,
-        *(day + "s" for day in _DAYS),
-        "holiday hours",
-        "bank holiday",
-        "bank holidays",
-        "public holiday",
-        "public holidays",
-        "christmas",
-        "new year",
-        "new years",
-        "easter",
-        "24 7",
-    ),
+    kind: phrases for kind, phrases in categories(_TABLE, separator="|").items() if kind != _NOT
 }
 
-# Subjects that contain a trigger word but are not that kind of question ("gift card" is a product,
-# not a payment method; "park" in "theme park" is not parking). Removed before matching.
-_NOT_TRIGGERS = ("gift card", "gift cards", "gift voucher", "gift vouchers", "theme park", "book club")
+Phrase = tuple[str, ...]
 
 
-def _pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = sorted({p.lower() for p in phrases}, key=len, reverse=True)
-    body = "|".join(r"[\s\-/]+".join(re.escape(word) for word in phrase.split()) for phrase in alternatives)
-    return re.compile(rf"(?<![\w])(?:{body})(?![\w])")
+def _keyed(phrase: str) -> Phrase:
+    return tuple(form_key(word) for word in _WORD.findall(phrase.lower()))
 
 
-_PATTERNS: dict[str, re.Pattern[str]] = {kind: _pattern(words) for kind, words in KINDS.items()}
-_EXCLUDE = _pattern(_NOT_TRIGGERS)
+@cache
+def _keyed_table() -> tuple[dict[str, frozenset[Phrase]], frozenset[Phrase]]:
+    """Each kind's phrases and the excluded subjects, by word key (keyed on first use: word keys
+    read lemminflect and WordNet, which are loaded lazily)."""
+    kinds = {kind: frozenset(_keyed(p) for p in phrases) for kind, phrases in KINDS.items()}
+    excluded = frozenset(_keyed(p) for p in categories(_TABLE, separator="|").get(_NOT, ()))
+    return kinds, excluded
 
 
-def _normalise(message: str) -> str:
-    text = message.lower().replace("\u2019", "'").replace("'s ", " ")
-    return _EXCLUDE.sub(" ", text)
+def _spans(keys: list[str], phrases: frozenset[Phrase]) -> list[tuple[int, int]]:
+    """Where any of ``phrases`` occurs in ``keys``, as (start, end) word positions."""
+    longest = max((len(p) for p in phrases), default=0)
+    return [
+        (start, start + size)
+        for start in range(len(keys))
+        for size in range(1, longest + 1)
+        if tuple(keys[start : start + size]) in phrases
+    ]
+
+
+def _words(message: str) -> tuple[list[str], list[str]]:
+    """The message's words and their keys, without the excluded subjects ("gift card")."""
+    words = _WORD.findall(message.lower().replace("\u2019", "'"))
+    keys = [form_key(w) for w in words]
+    _, excluded = _keyed_table()
+    for start, end in reversed(_spans(keys, excluded)):
+        del words[start:end], keys[start:end]
+    return words, keys
 
 
 def kinds_of_fact(message: str) -> list[str]:
     """Every kind the message triggers, in priority order."""
-    text = _normalise(message)
-    return [kind for kind, pattern in _PATTERNS.items() if pattern.search(text)]
+    _, keys = _words(message)
+    kinds, _ = _keyed_table()
+    return [kind for kind, phrases in kinds.items() if _spans(keys, phrases)]
 
 
 def kind_of_fact(message: str) -> str | None:
     """The kind of information asked for ("prices", "opening hours", ...), or None."""
-    text = _normalise(message)
-    for kind, pattern in _PATTERNS.items():
-        if pattern.search(text):
-            return kind
-    return None
+    found = kinds_of_fact(message)
+    return found[0] if found else None
 
 
 # Kinds that say what is asked about a subject, never the subject itself ("parking" or "delivery" can
@@ -391,8 +89,8 @@ ASKED_KINDS = ("notice", "prices", "opening hours")
 
 
 def without_kind_words(message: str, kinds: tuple[str, ...] = ASKED_KINDS) -> str:
-    """The message without the trigger words of these kinds ("how much is it?" -> " is it?")."""
-    text = _normalise(message)
-    for kind in kinds:
-        text = _PATTERNS[kind].sub(" ", text)
-    return text
+    """The message's words without those that ask for these kinds ("how much is it?" -> "is it")."""
+    words, keys = _words(message)
+    table, _ = _keyed_table()
+    asked = {i for kind in kinds for start, end in _spans(keys, table[kind]) for i in range(start, end)}
+    return " ".join(word for i, word in enumerate(words) if i not in asked)

@@ -101,6 +101,31 @@ def test_word_boundaries() -> None:
     assert kind_of_fact("PRICES PLEASE") == "prices"
 
 
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        # The table lists a word once; its inflections match by lemma.
+        ("Are you delivering on Sunday?", "delivery"),
+        ("Cancelling my booking, do I get refunded?", "cancellation and refunds"),
+        ("Is smoking allowed on the terrace?", "facilities"),
+        ("what are you charging for a trim", "prices"),
+        ("Do you take cheques?", "payment methods"),
+        ("Are walk-ins ok?", "booking"),
+        ("Do you cater for coeliacs?", "dietary"),  # the table says "coeliac"
+        ("Where can I see the timetables?", "location"),
+        ("Are the timetables online?", "opening hours"),
+    ],
+)
+def test_inflections_match_by_lemma(message: str, kind: str) -> None:
+    assert kind_of_fact(message) == kind
+
+
+def test_other_words_stay_apart() -> None:
+    # A lemma joins forms of one word only: "check" is not "cheque", "later" asks no opening time.
+    assert kind_of_fact("Can I check my coat?") is None
+    assert kind_of_fact("Can I come a bit later?") is None
+
+
 def test_all_kinds_listed_in_priority_order() -> None:
     assert kinds_of_fact("How much notice do I need to book and pay for delivery?") == [
         "notice",

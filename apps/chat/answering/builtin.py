@@ -81,7 +81,6 @@ _AUX = {
     "do", "does", "did", "are", "is", "am", "can", "could", "will", "would", "have", "has", "may", "should",
     "was", "were", "shall", "might", "must", "dont", "doesnt", "arent", "isnt", "cant", "wont",
 }  # fmt: skip
-_WH = {"what", "when", "where", "which", "who", "why", "how", "whats", "wheres", "whens", "hows"}
 _LEAD_FILLER = {
     "and", "so", "also", "hi", "hello", "hey", "ok", "okay", "please", "but", "then", "um", "well", "oh",
     "great", "thanks", "cool", "quick", "question",

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+from apps.language.shorthand import written_out
+from apps.language.wordlists import categories
 
 GREETING_REPLY = "Hello! How can I help you today?"
 HOW_ARE_YOU_REPLY = "I'm doing well, thanks for asking! How can I help you today?"
@@ -18,45 +22,31 @@ THANKS_REPLY = "You're welcome! Is there anything else I can help with?"
 GOODBYE_REPLY = "Thanks for stopping by. Have a great day!"
 FILLER_REPLY = "Great! Let me know if there's anything else you'd like to know."
 
-# Each word a social message may consist of, by the kind of message it signals. Words shared by several
-# kinds ("good" in "good morning" and "good bye") are in the weakest kind; the strongest kind present
-# picks the reply (goodbye > thanks > how-are-you > greeting > filler).
-# fmt: off
-_GREETING = {
-    "hi", "hii", "hello", "hey", "heya", "hiya", "howdy", "yo", "greetings", "morning", "afternoon",
-    "evening", "hola", "bonjour", "ciao", "salut", "hallo", "aloha", "sup", "there", "everyone", "all",
-    "folks", "team", "guys", "anyone", "anybody",
-}
-_HOW_ARE_YOU = {"how", "are", "you", "doing", "is", "it", "going", "whats", "up", "u", "ya", "r", "hows", "today"}
-_THANKS = {
-    "thanks", "thank", "thx", "thnx", "ty", "tysm", "tyvm", "cheers", "appreciate", "appreciated",
-    "grateful", "merci", "gracias", "danke", "much", "so", "very", "a", "lot", "for", "the", "help",
-    "your", "it", "that", "this", "info", "information", "answer", "answers", "reply",
-}
-_GOODBYE = {
-    "bye", "goodbye", "byebye", "cya", "see", "ya", "you", "later", "soon", "take", "care", "have", "a",
-    "nice", "good", "great", "day", "night", "evening", "weekend", "one", "thats", "all", "for", "now",
-    "ttyl", "farewell", "adios", "goodnight",
-}
-_FILLER = {
-    "ok", "okay", "okey", "k", "kk", "okie", "cool", "great", "nice", "good", "awesome", "perfect", "sure",
-    "alright", "right", "fine", "fab", "lovely", "excellent", "amazing", "wonderful", "got", "it", "gotcha",
-    "understood", "noted", "lol", "haha", "hahaha", "hehe", "wow", "oh", "ah", "ahh", "i", "see",
-    "sounds", "makes", "sense", "will", "do", "super", "brilliant", "neat", "np", "no", "problem",
-    "worries", "thats", "that", "is", "very", "really", "so", "well", "hmm", "mm", "ooh", "yay",
-}
+# The social words by kind are data (apps/language/data/social.txt); the kinds are tried in the
+# order goodbye > thanks > how-are-you > greeting > filler.
+_TABLE = "social.txt"
 
-_STRONG_GOODBYE = {"bye", "goodbye", "byebye", "cya", "later", "ttyl", "farewell", "adios", "goodnight", "care"}
-_STRONG_THANKS = {
-    "thanks", "thank", "thx", "thnx", "ty", "tysm", "tyvm", "cheers", "appreciate", "appreciated", "grateful",
-    "merci", "gracias", "danke",
-}
-_STRONG_GREETING = {
-    "hi", "hii", "hello", "hey", "heya", "hiya", "howdy", "yo", "greetings", "morning", "afternoon", "hola",
-    "bonjour", "ciao", "salut", "hallo", "aloha", "sup",
-}
-# fmt: on
-_VOCAB = _GREETING | _HOW_ARE_YOU | _THANKS | _GOODBYE | _FILLER | {"good", "and", "again", "oh", "well"}
+
+@cache
+def _words(kind: str) -> frozenset[str]:
+    return frozenset(
+        word for item in categories(_TABLE, separator="|").get(kind, ()) for word in item.split()
+    )
+
+
+@cache
+def _phrases(kind: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(item.split()) for item in categories(_TABLE, separator="|").get(kind, ()))
+
+
+@cache
+def _vocabulary() -> frozenset[str]:
+    every = [_words(kind) for kind in categories(_TABLE, separator="|") if kind.endswith(" words")]
+    every += [frozenset(word for phrase in _phrases(kind) for word in phrase) for kind in _PHRASE_KINDS]
+    return frozenset().union(*every)
+
+
+_PHRASE_KINDS = ("goodbye phrases", "how are you phrases", "greeting phrases")
 
 # Longer than this and it is almost never only social talk; the gate would rather retrieve.
 _MAX_WORDS = 10
@@ -74,26 +64,19 @@ def gate(message: str) -> str | None:
     # Digits, currency or an @ mean content ("ok, 3 loaves", "hi $8?"): retrieve.
     if re.search(r"[0-9$£€@/]", text):
         return None
-    words = [_canonical(w) for w in words]
-    if any(w not in _VOCAB for w in words):
+    words = written_out(" ".join(_canonical(w) for w in words)).split()  # "thank u" -> "thank you"
+    if any(w not in _vocabulary() for w in words):
         return None
     present = set(words)
-    if present & _STRONG_GOODBYE or any(
-        _has_phrase(words, phrase)
-        for phrase in (("have", "a"), ("good", "night"), ("see", "you"), ("see", "ya"))
-    ):
+    if present & _words("goodbye words") or _has_any(words, "goodbye phrases"):
         return GOODBYE_REPLY
-    if present & _STRONG_THANKS:
+    if present & _words("thanks words"):
         return THANKS_REPLY
-    if _is_how_are_you(words):
+    if _has_any(words, "how are you phrases"):
         return HOW_ARE_YOU_REPLY
-    if (
-        present & _STRONG_GREETING
-        or _has_phrase(words, ("good", "morning"))
-        or _has_phrase(words, ("good", "evening"))
-    ):
+    if present & _words("greeting words") or _has_any(words, "greeting phrases"):
         return GREETING_REPLY
-    if present <= _FILLER | {"and", "again", "oh", "well"}:
+    if present <= _words("filler words"):
         return FILLER_REPLY
     # Only weak words from different kinds ("you there", "for the"): nothing social to answer, and
     # nothing to retrieve either, but retrieval plus the unknown reply is the honest path.
@@ -108,32 +91,27 @@ def _normalise(message: str) -> str:
 
 
 def _canonical(word: str) -> str:
-    """Collapse stretched spelling ("hiiii", "thanksss", "okkk", "coooool") onto the vocabulary."""
-    if word in _VOCAB:
+    """Collapse stretched spelling ("hiiii", "thanksss", "okkk", "coooool") onto the vocabulary.
+    Written by hand: no library squeezes repeated letters towards a word list."""
+    vocabulary = _vocabulary()
+    if word in vocabulary:
         return word
     for repeat in (r"\1", r"\1\1"):
         squeezed = re.sub(r"(.)\1{2,}", repeat, word)
-        if squeezed in _VOCAB:
+        if squeezed in vocabulary:
             return squeezed
         squeezed = re.sub(r"(.)\1+", repeat, word)
-        if squeezed in _VOCAB:
+        if squeezed in vocabulary:
             return squeezed
     return word
 
 
-def _has_phrase(words: list[str], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    return any(tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1))
-
-
-def _is_how_are_you(words: list[str]) -> bool:
-    return (
-        _has_phrase(words, ("how", "are", "you"))
-        or _has_phrase(words, ("how", "r", "u"))
-        or _has_phrase(words, ("how", "are", "u"))
-        or _has_phrase(words, ("hows", "it", "going"))
-        or _has_phrase(words, ("whats", "up"))
-        or "sup" in words
+def _has_any(words: list[str], kind: str) -> bool:
+    """Whether one of the table's phrases of this kind occurs in ``words``."""
+    return any(
+        tuple(words[i : i + len(phrase)]) == phrase
+        for phrase in _phrases(kind)
+        for i in range(len(words) - len(phrase) + 1)
     )
 
 

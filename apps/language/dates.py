@@ -43,6 +43,7 @@ __all__ = [
     "resolve_phrase",
     "role_before",
     "tells_when_it_happened",
+    "weekday_number",
 ]
 
 Kind = Literal["day", "range", "month", "weekdays"]
@@ -554,6 +555,17 @@ def _mention(
         explicit_year=explicit_year,
         bare_weekday=bare,
     )
+
+
+def weekday_number(word: str) -> int | None:
+    """Monday = 0 .. Sunday = 6 for a weekday's name or abbreviation, singular or plural ("Tues",
+    "sundays", "Sat."); None for any other word."""
+    table = _numbers("weekdays")
+    w = word.lower().rstrip(".")
+    for form in (w, w[:-1] if w.endswith("s") else ""):
+        if len(table.get(form, ())) == 1:
+            return table[form][0]
+    return None
 
 
 def date_words(category: str) -> frozenset[str]:

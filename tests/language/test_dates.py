@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from apps.language.analysis import analyse, local_date
+from apps.language.dates import weekday_number
 
 D = dt.date
 # A Tuesday.
@@ -240,3 +241,13 @@ def test_role_phrases_of_several_words_open_a_range() -> None:
 def test_an_idiom_written_like_a_numeric_date_is_not_one() -> None:
     assert dates("Breakdown recovery 24/7, call any time.") == ()
     assert [m.start for m in dates("Collection on 24/12 only.")] == [D(2026, 12, 24)]
+
+
+@pytest.mark.parametrize(
+    ("word", "number"),
+    [("Monday", 0), ("tues", 1), ("Tue", 1), ("weds", 2), ("Thurs", 3), ("thu", 3), ("FRI", 4), ("Sat.", 5),
+     ("sundays", 6), ("Sundays", 6), ("mons", 0), ("month", None), ("sat down", None), ("weekend", None),
+     ("", None)],
+)  # fmt: skip
+def test_weekday_number(word: str, number: int | None) -> None:
+    assert weekday_number(word) == number

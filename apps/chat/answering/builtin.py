@@ -26,6 +26,7 @@ the topic documents retrieval kept for the question's date, so retired and expir
 
 from __future__ import annotations
 
+import calendar
 import itertools
 import math
 import re
@@ -48,6 +49,7 @@ from apps.language.ages import minimum_age, stated_age
 from apps.language.analysis import analyse
 from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
+from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import lexical_file
 from apps.language.shorthand import written_out
@@ -240,25 +242,20 @@ def concepts_of(text: str, stems: Iterable[str]) -> set[str]:
 
 # --- days and times ------------------------------------------------------------------------------------
 
-DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+DAY_NAMES = [calendar.day_name[number] for number in range(7)]
 _DAY_WORD = (
     r"(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|weds|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|"
     r"sun(?:day)?)s?"
 )
-_DAY_INDEX = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 _RANGE_RE = re.compile(rf"(?i)\b({_DAY_WORD})\s*(?:to|through|thru|till|until|-)\s*({_DAY_WORD})\b")
 _SINGLE_RE = re.compile(rf"(?i)\b({_DAY_WORD})\b")
 _ALL_DAYS_RE = re.compile(r"(?i)\b(daily|every day|everyday|7 days|seven days|all week|24/7)\b")
 
 
-def _day_index(word: str) -> int | None:
-    return _DAY_INDEX.get(word.lower()[:3])
-
-
 def _full_day_word(word: str, original: str) -> bool:
     """Abbreviations count only when written like a day ("Sat", "Tue-Sat"), not the words sat/sun."""
     lowered = word.lower().rstrip("s")
-    if lowered in {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}:
+    if lowered in {day.lower() for day in DAY_NAMES}:
         return True
     return original[:1].isupper()
 
@@ -268,7 +265,7 @@ def days_in(text: str) -> set[int]:
     found: set[int] = set()
     covered: list[tuple[int, int]] = []
     for m in _RANGE_RE.finditer(text):
-        a, b = _day_index(m.group(1)), _day_index(m.group(2))
+        a, b = weekday_number(m.group(1)), weekday_number(m.group(2))
         if a is None or b is None or not (_full_day_word(m.group(1), m.group(1)) or "-" in m.group(0)):
             continue
         i = a
@@ -281,7 +278,7 @@ def days_in(text: str) -> set[int]:
     for m in _SINGLE_RE.finditer(text):
         if any(s <= m.start() < e for s, e in covered):
             continue
-        idx = _day_index(m.group(1))
+        idx = weekday_number(m.group(1))
         if idx is not None and _full_day_word(m.group(1), m.group(1)):
             found.add(idx)
     low = text.lower()

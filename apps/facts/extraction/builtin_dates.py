@@ -19,10 +19,16 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from apps.language.analysis import Analysis, analyse
-from apps.language.dates import DateMention, date_words, role_before, tells_when_it_happened
+from apps.language.dates import (
+    DateMention,
+    date_words,
+    role_before,
+    tells_when_it_happened,
+    weekday_number,
+)
 from apps.language.lexicon import word_classes
 
-from .builtin_patterns import DAY_INDEX, DAY_NAMES, DAY_WORD
+from .builtin_patterns import DAY_NAMES, DAY_WORD
 from .parts import split_label
 
 if TYPE_CHECKING:
@@ -298,15 +304,6 @@ def day_key(days: set[int]) -> str:
     return ", ".join(DAY_NAMES[d] for d in ordered)
 
 
-def _day_index(word: str) -> int | None:
-    w = word.lower().rstrip(".")
-    if w in DAY_INDEX:
-        return DAY_INDEX[w]
-    if w.endswith("s") and w[:-1] in DAY_INDEX:
-        return DAY_INDEX[w[:-1]]
-    return None
-
-
 def parse_days(text: str) -> str | None:
     """The canonical day key of a day phrase ("Mon-Fri" -> "monday-friday"); None if it names none."""
     low = text.lower()
@@ -325,11 +322,11 @@ def parse_days(text: str) -> str | None:
     if re.search(r"week\s?ends?", low):
         days |= {5, 6}
     for m in re.finditer(rf"({DAY_WORD})(?:\s*(?:-|(?i:to|through|thru|till|until))\s*({DAY_WORD}))?", text):
-        first = _day_index(m.group(1))
+        first = weekday_number(m.group(1))
         if first is None:
             continue
         if m.group(2):
-            last = _day_index(m.group(2))
+            last = weekday_number(m.group(2))
             if last is None:
                 continue
             d = first

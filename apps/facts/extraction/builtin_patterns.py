@@ -8,6 +8,7 @@ name, yes/no answers, lists, clauses.
 
 from __future__ import annotations
 
+import calendar
 import re
 from typing import TYPE_CHECKING
 
@@ -24,13 +25,7 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------------------------
 # Days, months, numbers
 
-DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-DAY_INDEX: dict[str, int] = {}
-for _i, _name in enumerate(DAY_NAMES):
-    DAY_INDEX[_name] = _i
-    DAY_INDEX[_name[:3]] = _i
-for _abbr, _i in {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}.items():
-    DAY_INDEX[_abbr] = _i
+DAY_NAMES = tuple(calendar.day_name[number].lower() for number in range(7))
 
 # A single day: full names in any case (optionally plural), abbreviations only capitalised.
 DAY_WORD = (

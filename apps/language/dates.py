@@ -165,7 +165,9 @@ def _plain(token: Token) -> str:
 def _ambiguous_month_is_month(token: Token) -> bool:
     """ "May" and "march" are months when capitalised and not a verb ("May I ...?"), or, typed in
     lower case, beside a day number and not helping or heading a verb ("a room for 20 may?", not
-    "for 2 may i ask" or "we march 3 miles")."""
+    "for 2 may i ask" or "we march 3 miles"). The same test reads a month's abbreviation typed in
+    lower case ("closed 24 dec to 2 jan"). Weekday abbreviations typed in lower case stay words
+    ("a 12 sat nav", "the sun")."""
     if token.is_title:
         return token.pos_ not in ("VERB", "AUX")
     beside = [token.nbor(step) for step in (-1, 1) if 0 <= token.i + step < len(token.doc)]
@@ -186,7 +188,9 @@ def _classify(token: Token) -> int | None:
     if not low:
         return None
     abbreviated = token.is_title or token.text.endswith(".")
-    if low in _numbers("months") and (low in _tables()["full_months"] or abbreviated):
+    if low in _numbers("months") and (
+        low in _tables()["full_months"] or abbreviated or _ambiguous_month_is_month(token)
+    ):
         # "may" and "march" are months only when capitalised and not a verb ("May I ...?").
         if low in _words("ambiguous_month") and not _ambiguous_month_is_month(token):
             return None

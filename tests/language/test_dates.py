@@ -147,6 +147,20 @@ def test_may_and_march_typed_in_lower_case_as_verbs_are_not_months() -> None:
     assert dates("2 may be enough for us") == ()
 
 
+def test_abbreviations_typed_in_lower_case_beside_a_day_are_dates() -> None:
+    (closed,) = dates("we're closed 24 dec to 2 jan")
+    assert (closed.kind, closed.start, closed.end) == ("range", D(2026, 12, 24), D(2027, 1, 2))
+    (day,) = dates("back to normal on the 19th aug")
+    assert (day.start, day.end) == (D(2027, 8, 19), D(2027, 8, 19))
+
+
+def test_abbreviations_typed_in_lower_case_as_words_are_not_dates() -> None:
+    assert dates("we sat 3 people at the big table") == ()
+    assert dates("a 12 sat nav for the car") == ()
+    assert dates("the sun is out") == ()
+    assert dates("all of aug we open late") == ()  # a month alone in lower case: not read
+
+
 def test_open_ended_ranges() -> None:
     (until,) = dates("The café is closed until Jan 5 for repairs.")
     assert (until.start, until.end) == (None, D(2027, 1, 5))

@@ -20,7 +20,7 @@ from functools import cache
 from apps.language.wordlists import categories
 from apps.language.words import form_key
 
-__all__ = ["KINDS", "kind_of_fact", "kinds_of_fact", "without_kind_words"]
+__all__ = ["KINDS", "TIME_LIMITED_KIND", "kind_of_fact", "kinds_of_fact", "without_kind_words"]
 
 _TABLE = "kinds.txt"
 _NOT = "not"  # the table's line of subjects that are no kind of question
@@ -82,6 +82,10 @@ def kind_of_fact(message: str) -> str | None:
     found = kinds_of_fact(message)
     return found[0] if found else None
 
+
+# The kind whose facts hold only for a while ("a spring offer until 30 September"): a question about
+# it asks what is in force on its day, so retrieval also searches the facts dated that way.
+TIME_LIMITED_KIND = "offers"
 
 # Kinds that say what is asked about a subject, never the subject itself ("parking" or "delivery" can
 # be the whole subject of a question; "how much" or "open" cannot).

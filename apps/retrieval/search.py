@@ -42,7 +42,7 @@ from apps.facts.selectors import (
 from apps.language.spelling import Speller
 from apps.retrieval import embedding
 from apps.retrieval.index import index_state, index_usable
-from apps.retrieval.kinds import kind_of_fact, without_kind_words
+from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact, without_kind_words
 from apps.retrieval.models import Audience, IndexState, Piece
 from apps.retrieval.repair import misspelt, repair_speller
 from apps.retrieval.rerank import rerank
@@ -334,7 +334,8 @@ def retrieve(
     _repair_spelling(search, own)
     _search_with_conversation(search, own, history)
     kind, kind_ids = _search_kind(search, own.repaired or message)
-    dated_ids = _search_dated(search, own) if dated else []
+    # An offer is in force only for a while: a question about offers asks what is on today.
+    dated_ids = _search_dated(search, own) if dated or kind == TIME_LIMITED_KIND else []
     use_keyword, keyword_ids = _search_keyword(search, message)
     new_question = own.top >= search.profile["new_question"] or not history
     discount = _contextual_discount(search.opts, own, history)

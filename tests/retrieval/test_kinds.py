@@ -63,7 +63,7 @@ from apps.retrieval.kinds import KINDS, kind_of_fact, kinds_of_fact
         ("How do I cancel my order?", "cancellation and refunds"),
         ("What's your returns policy?", "cancellation and refunds"),
         # dietary
-        ("Do they offer halal food?", "dietary"),
+        ("Do they offer halal food?", "dietary"),  # "offer" the verb is no offer
         ("Is the brownie gluten-free?", "dietary"),
         ("Any vegan options?", "dietary"),
         ("Does it contain nuts?", "dietary"),
@@ -73,6 +73,13 @@ from apps.retrieval.kinds import KINDS, kind_of_fact, kinds_of_fact
         ("Is there wi-fi?", "facilities"),
         ("Do you have WiFi", "facilities"),
         ("Is it wheelchair accessible?", "facilities"),
+        # offers: what is given for a while, whatever it is given on
+        ("any specials on at the moment?", "offers"),
+        ("Do you have any deals for students?", "offers"),
+        ("Is there a promo code?", "offers"),
+        ("are the boots on sale", "offers"),
+        ("Is there a discount for pensioners?", "prices"),  # what is asked is a price
+        ("are there any offers on?", "offers"),
         # notice / lead time
         ("How much notice do you need for a wedding cake?", "notice"),
         ("How far in advance should I order?", "notice"),
@@ -141,6 +148,7 @@ def test_table_is_clean() -> None:
     assert set(KINDS) == {
         "notice",
         "prices",
+        "offers",
         "cancellation and refunds",
         "payment methods",
         "insurance",

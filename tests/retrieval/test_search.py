@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -304,3 +304,22 @@ def test_a_misspelt_word_is_repaired_even_when_the_rest_matches_well(business):
     result = retrieve("how much is the family maners course now?", on=TODAY)
     assert "Family Manners" in topics(result)
     assert "manners" in result.log["repaired"].lower()
+
+
+def test_a_question_about_offers_keeps_what_is_on_for_a_while(kb):
+    """An offer is in force only for a while and need not call itself one ("Autumn loyalty week: a free
+    coffee with any loaf"): a question about offers keeps a place for what is temporary that day."""
+    owner_fact_add(
+        topic="Loyalty week",
+        statement="Loyalty week: a free filter coffee with any loaf.",
+        aspect="loyalty",
+        valid_from=None,
+        valid_to=TODAY + timedelta(days=5),
+    )
+    result = retrieve("got any deals on at the moment?", on=TODAY)
+    assert result.log["kind"] == "offers"
+    kept = {k["topic"]: k for k in result.log["kept"]}
+    assert "Loyalty week" in kept, result.log["kept"]
+    assert "dated" in kept["Loyalty week"]["scores"]  # the search of what is in force for a while ran
+    ended = retrieve("got any deals on at the moment?", on=TODAY + timedelta(days=6))
+    assert "Loyalty week" not in topics(ended)

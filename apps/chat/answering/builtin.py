@@ -56,6 +56,7 @@ from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_units, unit_name
 from apps.language.words import word_key
+from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact
 
 if TYPE_CHECKING:
     from apps.facts.selectors import RenderedFact, RenderedTopic
@@ -183,7 +184,7 @@ _CONCEPT_WORDS: dict[str, str] = {
     "smoke": "smoke vape",
     "booking": "appointment book reserve walkin",
     "cancel": "cancel refund reschedule",
-    "discount": "discount sale off deal promotion special coupon",
+    "discount": "discount sale off deal offer promotion special coupon",
     "food": "breakfast lunch dinner meal food",
     "repair": "repair fix service mend tuneup",
     "rent": "rent hire lease",
@@ -487,7 +488,7 @@ def _load(
                     order=len(facts),
                     stems=st,
                     topic_stems=topic_stems,
-                    concepts=concepts_of(rf.statement, st),
+                    concepts=_offer_marked(rf, st, concepts_of(rf.statement, st)),
                     clauses=day_clauses(rf.statement),
                     words=tokens(rf.statement),
                     similarity=similarity.get(topic.topic_id, 0.0),
@@ -495,6 +496,15 @@ def _load(
                 )
             )
     return facts
+
+
+def _offer_marked(rf: RenderedFact, stems: dict[str, float], found: set[str]) -> set[str]:
+    """An amount or a free thing in force only for a while is an offer, whatever its words ("SPRING
+    FLING, 1-30 September: a free scalp massage with any 60-minute massage" answers "any specials
+    on?"). A rule without either ("all rooms are charged at the Fri-Sat rate") is not."""
+    if rf.state == "temporary" and (_PRICE_RE.search(rf.statement) or stem("free") in stems):
+        return found | {"discount"}
+    return found
 
 
 # --- the question ---------------------------------------------------------------------------------------
@@ -575,7 +585,7 @@ def _focus(text: str) -> str | None:
         return "price"
     if re.search(r"\bhow far\b|\bdistance\b|\bradius\b", low):
         return "distance"
-    if re.search(r"\bhow long\b.*\b(take|wait|ready)\b|\bturnaround\b|\bready\b", low):
+    if re.search(r"\bhow long\b|\bturnaround\b|\bready\b", low):  # any length of time
         return "turnaround"
     if re.search(
         r"\bwhat time\b|\bhow late\b|\bhow early\b|\bhours\b|\bwhen\b.*\b(open|close|closing)\b", low
@@ -591,6 +601,8 @@ def _focus(text: str) -> str | None:
         return "payment"
     if re.search(r"\bwhen\b", low):
         return "hours"
+    if kind_of_fact(text) == TIME_LIMITED_KIND:
+        return "discount"  # "any specials on?": what is offered for a while, whatever its words
     return None
 
 
@@ -652,6 +664,11 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
         and t.dep == "compound"
         and dated.tokens[t.head].pos == "NOUN"
         and lexical_file(dated.tokens[t.head].lemma) == "noun.time"  # "morning", not "class"
+    } | {
+        # "at the moment", "at present": a point in time the question is asked at, not what it asks for.
+        t.text.lower()
+        for t in dated.tokens
+        if t.dep == "pobj" and dated.tokens[t.head].lemma == "at" and lexical_file(t.lemma) == "noun.time"
     }
     for word in q.time_words:
         q.stems.pop(stem(word), None)
@@ -672,8 +689,12 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     for w in _words("monday tuesday wednesday thursday friday saturday sunday weekday weekend"):
         for s in (stem(w), stem(w + "s")):
             q.stems.pop(s, None)
-    for w in _words("today tomorrow tonight now month week usual usually normally currently"):
+    relative = _words("today tomorrow tonight now month week usual usually normally currently")
+    for w in relative:
         q.stems.pop(stem(w), None)
+    for t in dated.tokens:  # and what only modifies one of them ("right now", "just now")
+        if t.dep == "advmod" and dated.tokens[t.head].text.lower() in relative and t.head != t.i:
+            q.stems.pop(stem(t.text), None)
     _classify(q, low, on)
     return q
 
@@ -1202,7 +1223,8 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
         return _days_reply(q, facts, business, on)
     if q.kind == "time":
         return _time_reply(q, facts, business, on)
-    if q.kind in ("offer", "accept"):
+    if q.kind in ("offer", "accept") and q.focus != "discount":
+        # "Are there any specials on?" asks which offers there are, like "what offers are on?".
         return (
             _closed_that_day(q, facts, business)
             or _trade_off_that_day(q, facts, business)
@@ -1318,12 +1340,17 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         if covering:
             candidates = covering
     scored = _scores(q, candidates)
-    if not scored:
-        return None
     subject = _subject(q)
-    if subject and not any(s in f.stems or s in f.topic_stems for f in facts for s in subject):
-        # The question names something ("How much are cupcakes?") that no fact mentions: facts that only
-        # share the kind (other prices) would answer a different question.
+    if not scored or (
+        subject and not any(s in f.stems or s in f.topic_stems for f in facts for s in subject)
+    ):
+        # No fact shares a word, or the question names something ("How much are cupcakes?") that no
+        # fact mentions: facts that only share the kind (other prices) would answer a different
+        # question. Unless it names a class of what is accepted ("what file formats do you take?"):
+        # the facts saying what is accepted name its members ("accepts PDF").
+        accepted = _accepted(q, facts)
+        if accepted:
+            return _Reply("answer", [_sentence(f) for f in accepted], [f.id for f in accepted])
         return None
     best_total = scored[0][0]
     best_words = max(w for _t, w, _f in scored)
@@ -1358,6 +1385,22 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
     picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
+
+
+_ACCEPTING = frozenset({"accept", "take"})
+
+
+def _accepted(q: _Question, facts: list[_Fact], limit: int = 3) -> list[_Fact]:
+    """For "what/which ... do you take/accept?": the facts whose own verb accepts something."""
+    form = analyse(q.text, base_date=q.on).form
+    if form.wh not in ("what", "which") or form.root not in _ACCEPTING:
+        return []
+    said = [
+        f
+        for f in facts
+        if any(t.pos == "VERB" and t.lemma in _ACCEPTING for t in analyse(f.statement, base_date=q.on).tokens)
+    ]
+    return said[:limit]
 
 
 @cache

@@ -300,7 +300,9 @@ def _meaning_subject(
             # they are one- or two-word attribute names, where the embedding cannot tell attributes
             # apart (an address merged with a phone number in tests/facts/test_ingestion.py).
             short = [a for a in aspects if len(a.split()) <= _MAX_ASPECT_NAME_WORDS]
-            for other, found in zip(short, compare_many(aspect, short, use_provider=False), strict=True):
+            for other, found in zip(
+                short, compare_many(aspect, short, use_provider=False, aspects=True), strict=True
+            ):
                 if found.same:
                     matched[other] = (found.similarity, found.method)
         for other, (aspect_sim, aspect_method) in matched.items():

@@ -38,6 +38,7 @@ from apps.facts.extraction.base import singular
 from apps.language import lexicon
 from apps.language.pipeline import parse
 from apps.language.units import canonical_units
+from apps.language.words import form_key
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +61,15 @@ _DEFAULTS_FILE = Path(__file__).with_name("data") / "subject_default_qualifiers.
 DEFAULT_QUALIFIERS = frozenset(
     w.strip().lower()
     for w in _DEFAULTS_FILE.read_text(encoding="utf-8").splitlines()
+    if w.strip() and not w.startswith("#")
+)
+
+#: Nouns that, ending a name of several words, name what is said about its subject, not a thing
+#: (subject_aspect_nouns.txt): "Late pick-up charge" is the late pick-up, priced.
+_ASPECTS_FILE = Path(__file__).with_name("data") / "subject_aspect_nouns.txt"
+ASPECT_NOUNS = frozenset(
+    w.strip().lower()
+    for w in _ASPECTS_FILE.read_text(encoding="utf-8").splitlines()
     if w.strip() and not w.startswith("#")
 )
 
@@ -397,13 +407,25 @@ def similarities(provider: SimilarityProvider, a: Phrase, bs: Sequence[Phrase]) 
 
 
 def compare_many(
-    text: str, others: Sequence[str], *, provider: SimilarityProvider | None = None, use_provider: bool = True
+    text: str,
+    others: Sequence[str],
+    *,
+    provider: SimilarityProvider | None = None,
+    use_provider: bool = True,
+    aspects: bool = False,
 ) -> list[SubjectMatch]:
-    """Compare one name with several."""
+    """Compare one name with several: subject names, or with ``aspects`` the names of what is said
+    about one subject ("price", "sunday hours"), where a price word is the name, not its aspect."""
     if not others:
         return []
     provider = (provider or _provider) if use_provider else None
     found = _compare_names(text, others, provider)
+    if not aspects:  # and as the names of what their price is said of ("Emergency call out" fee)
+        bare, bare_others = without_aspect(text), [without_aspect(o) for o in others]
+        if bare != text or bare_others != list(others):
+            found = [
+                _better(f, g) for f, g in zip(found, _compare_names(bare, bare_others, provider), strict=True)
+            ]
     # A name of alternatives ("Remedial / deep tissue") is the same subject as either of them.
     lefts = alternatives(text)
     for left in lefts[1:]:
@@ -429,6 +451,15 @@ def _one_measured(text: str, found: list[SubjectMatch]) -> list[SubjectMatch]:
         else f
         for f in found
     ]
+
+
+def without_aspect(name: str) -> str:
+    """The name without a last word that names what is said about the subject ("Emergency call out
+    fee" -> "Emergency call out"): two names of one service, one of them with "fee", are one subject."""
+    words = name.split()
+    if len(words) > 1 and form_key(words[-1].strip(".,:;!?").lower()) in ASPECT_NOUNS:
+        return " ".join(words[:-1])
+    return " ".join(words)
 
 
 def _compare_names(

@@ -20,7 +20,14 @@ from apps.facts.services import (
     owner_answer_record,
     source_ingest,
 )
-from apps.facts.subjects import analyse, compare, compare_many, set_similarity, similarity_provider
+from apps.facts.subjects import (
+    analyse,
+    compare,
+    compare_many,
+    set_similarity,
+    similarity_provider,
+    without_aspect,
+)
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -294,6 +301,23 @@ def test_a_bare_name_over_two_variants_replaces_neither(business):
     document("Window clean: $30.", 10)  # terraced or detached? not the matcher's guess
     values = sorted(f.value for f in live_about("window clean"))
     assert {"$25", "$40", "$30"} <= set(values), values
+
+
+def test_a_price_word_ending_a_name_names_its_aspect_not_another_thing(business):
+    # "Emergency call out fee" is the emergency call-out, priced: the newer owner answer replaces the
+    # page's price instead of standing beside it under a second subject.
+    website("After-hours emergency call-out: $210 plus labour.", 0)
+    owner("How much is the emergency call out fee?", "Emergency call out fee is $195 after hours now.", 10)
+    prices = [f.value for f in live_about("call") if "$" in (f.value or "")]
+    assert prices == ["$195"], [(f.topic.name, f.statement) for f in live_about("call")]
+
+
+def test_a_price_word_ending_a_name_is_dropped_by_lemma_and_never_empties_a_name():
+    assert without_aspect("Late pick-up charges") == "Late pick-up"
+    assert without_aspect("Fee") == "Fee"  # a name of one word is what it says
+    assert without_aspect("Price list") == "Price list"  # only a last word
+    assert compare("Delivery fee", "Delivery charge").same  # both the delivery, priced
+    assert not compare("Test fee", "Lesson fee").same  # two things, each priced
 
 
 def test_a_number_that_measures_stays_in_the_subject_and_the_newer_price_wins(business):

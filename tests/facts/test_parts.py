@@ -3,6 +3,10 @@ or question-and-answer each, under its heading breadcrumb, with a whitespace-ins
 
 from __future__ import annotations
 
+from datetime import date
+
+from apps.facts.extraction.base import ExtractionContext
+from apps.facts.extraction.builtin import BuiltinExtractor
 from apps.facts.extraction.parts import MAX_PART_CHARS, normalise, part_hash, split_parts, split_sentences
 
 PAGE = """# Sunny Bakery
@@ -216,6 +220,47 @@ def test_a_sentence_saying_only_when_the_one_before_holds_dates_it() -> None:
         "We're open daily.",
         "Closed from 17 to 23 May.",
     ]
+
+
+def test_an_offers_end_dates_the_paragraphs_terms_of_the_offer() -> None:
+    """'Rent a unit and pay just $1 for your first month! New rentals only. Offer ends August 31,
+    2027.' had stored the $1 as a permanent price beside a fact saying only when the offer ends."""
+    texts = [
+        p.text
+        for p in split_parts(
+            "Pay just $1 for your first month! New rentals only. Offer ends August 31, 2027. "
+            "Standard rates apply from the second month."
+        )
+    ]
+    assert texts == [
+        "Pay just $1 for your first month (offer ends August 31, 2027).",
+        "New rentals only.",
+        "Standard rates apply from the second month.",
+    ]
+    # A term after the end, and a deal read as a verb by the tagger.
+    assert [p.text for p in split_parts("Deal valid until 30 November. Half-price cocktails, $6 each.")] == [
+        "Half-price cocktails, $6 each (deal valid until 30 November)."
+    ]
+    # What gives nothing keeps no end; a closure is no offer's end; two ends leave both alone.
+    assert [p.text for p in split_parts("Gift cards never expire. Our sale ends 12 October, 20% off.")] == [
+        "Gift cards never expire.",
+        "Our sale ends 12 October, 20% off.",
+    ]
+    assert [p.text for p in split_parts("Coffee $3 all day. Closed December 25.")] == [
+        "Coffee $3 all day.",
+        "Closed December 25.",
+    ]
+    two = "Free delivery this week. Offer ends Friday 9 October. Sale ends 31 October. Shoes $20."
+    assert len(split_parts(two)) == 4
+
+
+def test_a_price_statement_keeps_the_words_of_its_window() -> None:
+    ctx = ExtractionContext(
+        business_name="Harbour Storage", source_kind="website", learned_on=date(2027, 7, 5)
+    )
+    [cand] = BuiltinExtractor().extract("Pay just $1 for your first month (offer ends August 31, 2027).", ctx)
+    assert cand.valid_to == date(2027, 8, 31)
+    assert "(offer ends August 31, 2027)" in cand.statement, cand.statement
 
 
 def test_a_flyer_list_with_symbol_markers_gives_one_part_per_item() -> None:

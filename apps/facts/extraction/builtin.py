@@ -162,6 +162,19 @@ class BuiltinExtractor:
         return _dedupe(found)
 
 
+def _window_words_back(cand: Candidate, text: str, validity: Validity) -> Candidate:
+    """A statement written from the sentence with its dates blanked out (so that "31" of "August 31"
+    is read as no price) gets the dates' words back: "... for your first month (offer ends August
+    31, 2027)", not "(offer          )"."""
+    statement = cand.statement
+    for start, end in validity.spans:
+        blank = " " * (end - start)
+        at = statement.find(" " + blank)  # after the word before it, not inside that word's space
+        if end - start > 2 and at >= 0:
+            statement = f"{statement[: at + 1]}{text[start:end]}{statement[at + 1 + len(blank) :]}"
+    return cand if statement == cand.statement else cand.model_copy(update={"statement": statement})
+
+
 def _asking_part(question: str, on: date) -> str:
     """An owner's question up to its last asking sentence: a remark the visitor added after it ("do you
     deliver to Bramley? it's about 12 miles") is context, not what the answer is about, and would
@@ -403,7 +416,7 @@ class _Run:
             and not self.is_filler(text)
         ):
             found.append(self.general(text, hint, validity))
-        return found
+        return [_window_words_back(c, text, validity) for c in found]
 
     def candidates(
         self, dets: list[_Det], clause: str, validity: Validity, hint: _Q | None, label: str = ""

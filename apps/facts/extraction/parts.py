@@ -10,11 +10,17 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import cache
+from typing import TYPE_CHECKING
 
 from apps.language.bullets import bullet_body
+from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
+
+if TYPE_CHECKING:
+    from apps.language.analysis import Analysis
 
 MAX_PART_CHARS = 600
 
@@ -271,15 +277,84 @@ def dated_back(sentence: str, before: str) -> str:
 def windows_back(sentences: list[str]) -> list[str]:
     """A sentence that only says when the one before it holds ("Stay 3 nights and pay for 2! Valid
     for stays from 4 January to 31 March 2027.") goes into that sentence, in brackets, so that the
-    offer is dated and ends with its window instead of staying live."""
+    offer is dated and ends with its window instead of staying live. A sentence that says when an
+    offer ends ("Offer ends August 31, 2027.") goes into each of the paragraph's terms of the offer
+    before and after it."""
     out: list[str] = []
     for sentence in sentences:
         if out and _only_a_window(sentence):
-            said = sentence.strip().rstrip(".!")
-            out[-1] = f"{out[-1].rstrip().rstrip('.!')} ({said[:1].lower()}{said[1:]})."
+            out[-1] = _with_window(out[-1], sentence)
         else:
             out.append(sentence)
-    return out
+    return _offer_end_spread(out)
+
+
+def _with_window(sentence: str, window: str) -> str:
+    said = window.strip().rstrip(".!")
+    return f"{sentence.rstrip().rstrip('.!')} ({said[:1].lower()}{said[1:]})."
+
+
+def _offer_end_spread(sentences: list[str]) -> list[str]:
+    """The paragraph with one offer's end ("Offer ends August 31, 2027.", "This deal runs until 30
+    June.") written into each sentence that gives something and names no date of its own ("pay just
+    $1 for your first month!"), which would otherwise be stored as a permanent price. Only an
+    offer's end, and only one per paragraph: "Closed Dec 25." bounds nothing else, and of two ends
+    which term is whose is unclear. The end stays a sentence of its own when it reached none."""
+    if len(sentences) < 2 or not any(ch.isdigit() for ch in " ".join(sentences)):
+        return sentences
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    read = [analyse(s.strip(), base_date=date.today()) for s in sentences]
+    ends = [i for i, a in enumerate(read) if _an_offers_end(a)]
+    if len(ends) != 1:
+        return sentences
+    end = ends[0]
+    terms = {i for i, a in enumerate(read) if i != end and _gives_something(a) and not _dated(a)}
+    if not terms:
+        return sentences
+    return [_with_window(s, sentences[end]) if i in terms else s for i, s in enumerate(sentences) if i != end]
+
+
+def _dated(analysis: Analysis) -> bool:
+    return any(not m.recurring and (m.start or m.end) for m in analysis.dates)
+
+
+def _an_offers_end(analysis: Analysis) -> bool:
+    """An end date, no amount, and an offer as the subject ("Offer ends August 31, 2027.") or, where
+    the tagger reads a verbless line's noun as a verb, as the root ("Deal valid until 30 November")."""
+    if analysis.amounts or not any(m.end for m in analysis.dates if not m.recurring):
+        return False
+    heads = [t for t in analysis.tokens if t.dep in ("nsubj", "nsubjpass", "ROOT") and not t.is_punct]
+    offers = _offer_nouns()
+    return any(_form_key(t.lemma) in offers for t in heads) and not any(
+        t.dep in ("nsubj", "nsubjpass") and t.pos in ("NOUN", "PROPN") and _form_key(t.lemma) not in offers
+        for t in heads
+    )
+
+
+def _gives_something(analysis: Analysis) -> bool:
+    """An offer's term: an amount, a percentage or a free thing ("pay just $1 for your first month",
+    "20% off", "a free scalp massage"); "Gift cards never expire." beside a sale is none."""
+    tokens = analysis.tokens
+    percent = any(
+        t.like_num and i + 1 < len(tokens) and tokens[i + 1].text == "%" for i, t in enumerate(tokens)
+    )
+    return bool(analysis.amounts) or percent or any(t.lemma == "free" for t in tokens)
+
+
+@cache
+def _offer_nouns() -> frozenset[str]:
+    """The nouns that name an offer: the last word of each phrase of the offers kind in the language
+    layer's kinds table ("special offer" -> "offer", "deal", "promotion", "sale")."""
+    return frozenset(
+        _form_key(p.split()[-1]) for p in categories("kinds.txt", separator="|").get("offers", ())
+    )
+
+
+def _form_key(word: str) -> str:
+    from apps.language.words import form_key  # lazy: word keys load lemminflect
+
+    return form_key(word)
 
 
 def _only_a_window(sentence: str) -> bool:

@@ -132,6 +132,22 @@ def _unit_at(analysis: Analysis, i: int, j: int) -> tuple[str | None, bool]:
     return tokens[j].lemma.lower(), False
 
 
+def _one_unit(analysis: Analysis, i: int) -> tuple[str, int] | None:
+    """ "for an hour", "for a full day": an article after a preposition, before a unit of measure
+    (with at most one adjective between), is one of that unit; returns (unit, the index after it).
+    "£15 a night" is no such phrase: there the article follows an amount and means "per"."""
+    tokens = analysis.tokens
+    if tokens[i].text.lower() not in ("a", "an") or i == 0 or tokens[i - 1].pos != "ADP":
+        return None
+    j = i + 1
+    if j < len(tokens) and tokens[j].pos == "ADJ":
+        j += 1
+    if j >= len(tokens) or tokens[j].pos != "NOUN":
+        return None
+    name = unit_name(tokens[j].text)
+    return (name, j + 1) if name else None
+
+
 def bounds(analysis: Analysis) -> list[Bound]:
     """Every number ``analysis`` states a condition with, in order."""
     tokens = analysis.tokens
@@ -139,6 +155,11 @@ def bounds(analysis: Analysis) -> list[Bound]:
     out: list[Bound] = []
     i = 0
     while i < len(tokens):
+        one = _one_unit(analysis, i)
+        if one is not None:
+            out.append(Bound(1.0, 1.0, one[0], True))
+            i = one[1]
+            continue
         low = _free_number(analysis, i, taken)
         if low is None:
             i += 1

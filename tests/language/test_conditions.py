@@ -72,3 +72,28 @@ def test_times_names_amounts_and_dates_are_no_conditions(text: str) -> None:
 )
 def test_a_question_number_meets_or_fails_a_condition(question: str, statement: str, expected: int) -> None:
     assert fit(_bounds(question), _bounds(statement)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("and for a full hour?", "hour"),
+        ("how much is a lesson for an hour?", "hour"),
+        ("hire it for a day", "day"),
+    ],
+)
+def test_an_article_after_a_preposition_is_one_of_a_unit(text: str, unit: str) -> None:
+    assert Bound(1.0, 1.0, unit, True) in _bounds(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Room hire is £8 an hour.", "It's €18 a day for any size.", "a day to remember"]
+)
+def test_an_article_after_an_amount_means_per_and_names_no_number(text: str) -> None:
+    assert not [b for b in _bounds(text) if b.low == 1.0]
+
+
+def test_a_full_hour_meets_a_row_of_sixty_minutes_not_thirty() -> None:
+    asked = _bounds("and for a full hour?")
+    assert fit(asked, _bounds("Guitar lesson, 60 min: £40.")) == 1
+    assert fit(asked, _bounds("Guitar lesson, 30 min: £22.")) == -1

@@ -541,6 +541,7 @@ class _Question:
     particles: list[tuple[str, str]] = field(default_factory=list)
     # Nouns a date makes a time ("morning" in "saturday morning"): when, not what, is asked.
     time_words: set[str] = field(default_factory=set)
+    measure_words: set[str] = field(default_factory=set)  # "full hour" of "for a full hour"
     on: date = date.min  # the day the question is asked
 
 
@@ -683,6 +684,14 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
         for t in dated.tokens
         if t.dep in _MODIFIER_DEPS and dated.tokens[t.head].pos in ("NOUN", "PROPN")
     }
+    if any(b.measured for b in bounds(dated)):
+        # "for a full hour", "60 minutes": a measure the question holds the rows against (decision
+        # 0028), not what it is about. Its words still count where a fact shares them ("3 miles").
+        for t in dated.tokens:
+            if t.pos == "NOUN" and unit_name(t.text):
+                q.measure_words.add(stem(t.text))
+                if t.i and dated.tokens[t.i - 1].pos == "ADJ":
+                    q.measure_words.add(stem(dated.tokens[t.i - 1].text))
     q.usual = re.search(r"\b(usual|usually|normal|normally|regular|regularly|typically)\b", low) is not None
     q.time = parse_time(text)
     # Days and relative times are handled as days, not as words a fact must share.
@@ -1340,7 +1349,9 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         if covering:
             candidates = covering
     scored = _scores(q, candidates)
-    subject = _subject(q)
+    # A measure's words no fact shares ("full" of "for a full hour") name no subject; shared ones do
+    # ("3 miles" / "within 2 miles").
+    subject = _subject(q) - {m for m in q.measure_words if not any(m in f.stems for f in facts)}
     if not scored or (
         subject and not any(s in f.stems or s in f.topic_stems for f in facts for s in subject)
     ):

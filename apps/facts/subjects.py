@@ -421,11 +421,13 @@ def compare_many(
     provider = (provider or _provider) if use_provider else None
     found = _compare_names(text, others, provider)
     if not aspects:  # and as the names of what their price is said of ("Emergency call out" fee)
-        bare, bare_others = without_aspect(text), [without_aspect(o) for o in others]
-        if bare != text or bare_others != list(others):
-            found = [
-                _better(f, g) for f, g in zip(found, _compare_names(bare, bare_others, provider), strict=True)
-            ]
+        bare = without_aspect(text)
+        # Only the pairs a price word was dropped from: the others were compared just above.
+        again = [i for i, o in enumerate(others) if bare != text or without_aspect(o) != o]
+        if again:
+            bare_found = _compare_names(bare, [without_aspect(others[i]) for i in again], provider)
+            for i, g in zip(again, bare_found, strict=True):
+                found[i] = _better(found[i], g)
     # A name of alternatives ("Remedial / deep tissue") is the same subject as either of them.
     lefts = alternatives(text)
     for left in lefts[1:]:
@@ -459,7 +461,7 @@ def without_aspect(name: str) -> str:
     words = name.split()
     if len(words) > 1 and form_key(words[-1].strip(".,:;!?").lower()) in ASPECT_NOUNS:
         return " ".join(words[:-1])
-    return " ".join(words)
+    return name
 
 
 def _compare_names(

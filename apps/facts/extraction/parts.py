@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from apps.language.bullets import bullet_body
 from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
+from apps.language.words import form_key
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
@@ -326,8 +327,8 @@ def _an_offers_end(analysis: Analysis) -> bool:
         return False
     heads = [t for t in analysis.tokens if t.dep in ("nsubj", "nsubjpass", "ROOT") and not t.is_punct]
     offers = _offer_nouns()
-    return any(_form_key(t.lemma) in offers for t in heads) and not any(
-        t.dep in ("nsubj", "nsubjpass") and t.pos in ("NOUN", "PROPN") and _form_key(t.lemma) not in offers
+    return any(form_key(t.lemma) in offers for t in heads) and not any(
+        t.dep in ("nsubj", "nsubjpass") and t.pos in ("NOUN", "PROPN") and form_key(t.lemma) not in offers
         for t in heads
     )
 
@@ -347,14 +348,8 @@ def _offer_nouns() -> frozenset[str]:
     """The nouns that name an offer: the last word of each phrase of the offers kind in the language
     layer's kinds table ("special offer" -> "offer", "deal", "promotion", "sale")."""
     return frozenset(
-        _form_key(p.split()[-1]) for p in categories("kinds.txt", separator="|").get("offers", ())
+        form_key(p.split()[-1]) for p in categories("kinds.txt", separator="|").get("offers", ())
     )
-
-
-def _form_key(word: str) -> str:
-    from apps.language.words import form_key  # lazy: word keys load lemminflect
-
-    return form_key(word)
 
 
 def _only_a_window(sentence: str) -> bool:

@@ -273,14 +273,23 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
 
 
 def _listed_beside_kept(classes: list[int | None], kept: list[bool], index: int) -> bool:
-    """A kept date number sits next to ``index`` with only a list or range word between them."""
+    """A kept date number sits next to ``index`` with only a list or range word between them, or it
+    follows a weekday and the next item is another weekday's kept number ("Friday 16 and Saturday 17
+    January")."""
     for step in (-1, 1):
         j = index + step
         while 0 <= j < len(classes) and classes[j] in (_LIST, _RANGE):
             j += step
         if j != index + step and 0 <= j < len(classes) and kept[j]:
             return True
-    return False
+    n = len(classes)
+    return (
+        index > 0
+        and classes[index - 1] == _DAY
+        and index + 3 < n
+        and (classes[index + 1], classes[index + 2]) == (_LIST, _DAY)
+        and kept[index + 3]
+    )
 
 
 def _base_datetime(base: dt.date) -> dt.datetime:
@@ -405,8 +414,10 @@ def _resolve_side(side: _Side, base: dt.date, prefer: str) -> tuple[dt.date, dt.
         if day is None:
             return None
         first = day.replace(day=1)
-        if not side.has(_YEAR) and _month_end(first) < base:
+        if not side.has(_YEAR) and prefer == "future" and _month_end(first) < base:
             first = _add_year(first)
+        elif not side.has(_YEAR) and prefer == "past" and first > base:
+            first = _add_year(first, -1)
         return first, _month_end(first)
     day = resolve_phrase(text, base, prefer)
     return (day, day) if day is not None else None
@@ -468,7 +479,7 @@ def _mention(
     ``list_year`` the year a later item names, which a date without one takes."""
     tokens = list(doc[start:end])
     classes = [_classify(t) for t in tokens]
-    if month is not None and _NUM in classes and not {_MONTH, _REL, _DAY} & set(classes):
+    if month is not None and _NUM in classes and not {_MONTH, _REL} & set(classes):
         tokens, classes = [*tokens, month], [*classes, _MONTH]
     if list_year is not None and _MONTH in classes and _YEAR not in classes:
         tokens, classes = [*tokens, list_year], [*classes, _YEAR]
@@ -561,6 +572,26 @@ def _mention(
     )
 
 
+def _tense_prefer(doc: Doc, start: int, end: int, prefer: str) -> str:
+    """Which way an unqualified date goes for this mention: a date "since" which something holds, or
+    one a verb in the past hangs on ("we stopped charging for it as of Oct 27", said on Oct 28), lies
+    behind the day it was said, whatever way the text's other dates go."""
+    if prefer != "future":
+        return prefer
+    if role_before(doc, start) == "since":
+        return "past"
+    words = doc[start:end]
+    verb = _verb_of(words)
+    # A question asks about days to come ("have you got a room on 20 May?").
+    if verb is None or _asks(verb.sent) or not tells_when_it_happened(words):
+        return prefer
+    # Told by someone ("we stopped ...", "I've moved ..."), not a notice's headline with its "are"
+    # left out ("Workshop closed March 3-7", "Lessons paused 3-9 August"), which announces.
+    subjects = [c for c in (*verb.children, *verb.head.children) if c.dep_ in ("nsubj", "nsubjpass")]
+    perfect = any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
+    return "past" if perfect or any(c.pos_ == "PRON" for c in subjects) else prefer
+
+
 def weekday_number(word: str) -> int | None:
     """Monday = 0 .. Sunday = 6 for a weekday's name or abbreviation, singular or plural ("Tues",
     "sundays", "Sat."); None for any other word."""
@@ -577,13 +608,30 @@ def date_words(category: str) -> frozenset[str]:
     return _words(category)
 
 
+def _asks(sentence: Span) -> bool:
+    """A question, with or without its "?": a wh-word first, or a verb before its subject ("have you
+    got ...", "did they ...")."""
+    first = sentence[0]
+    inverted = len(sentence) > 1 and first.pos_ in ("AUX", "VERB") and sentence[1].pos_ == "PRON"
+    return sentence.text.rstrip().endswith("?") or first.tag_ in ("WDT", "WP", "WP$", "WRB") or inverted
+
+
+def _verb_of(words: Span) -> Token | None:
+    """The verb a date hangs on, directly or through its prepositions ("as of Oct 27": two), or the
+    verb whose gerund it is ("stopped charging as of Oct 27": when it stopped); None when none is."""
+    token = words.root.head
+    while token.pos_ == "ADP" and token.head.i != token.i:
+        token = token.head
+    if token.tag_ == "VBG" and token.dep_ == "xcomp":
+        token = token.head
+    return token if token.pos_ in ("VERB", "AUX") and token.i != words.root.i else None
+
+
 def tells_when_it_happened(words: Span) -> bool:
     """The date hangs on a verb in the past ("prices went up in April", "we have moved on May 3"):
     it is when a change happened, not a window the fact holds in."""
-    token = words.root.head  # the verb the date hangs on, directly or through its preposition
-    if token.pos_ == "ADP":
-        token = token.head
-    if token.pos_ not in ("VERB", "AUX") or token is words.root:
+    token = _verb_of(words)
+    if token is None:
         return False
     # Its subject is someone or something else ("prices"), not the date ("Dec 25 closed").
     children = [c for c in token.children if not words.start <= c.i < words.end]
@@ -633,7 +681,15 @@ def find_dates(
             )
             # A year written once, at the end of a list, is every item's ("November 20-22 and 27-29, 2027").
             year = None if years[index] else next((y for y in years[index + 1 :] if y is not None), None)
-            mention = _mention(doc, item_start, item_end, base, prefer, month=month, list_year=year)
+            mention = _mention(
+                doc,
+                item_start,
+                item_end,
+                base,
+                _tense_prefer(doc, item_start, item_end, prefer),
+                month=month,
+                list_year=year,
+            )
             if mention is not None:
                 mentions.append(mention)
     holidays = _holidays(doc, base, region, mentions)

@@ -265,3 +265,33 @@ def test_an_idiom_written_like_a_numeric_date_is_not_one() -> None:
 )  # fmt: skip
 def test_weekday_number(word: str, number: int | None) -> None:
     assert weekday_number(word) == number
+
+
+def test_weekdays_with_day_numbers_in_a_list_share_the_lists_month() -> None:
+    """ "Friday 16 and Saturday 17 January": the first day number, four words from the month, is a
+    day of it too (it was dropped, and "Friday" alone read as the next Friday)."""
+    first, second = dates("The range will be closed on Friday 16 and Saturday 17 January 2027.")
+    assert (first.start, second.start) == (D(2027, 1, 16), D(2027, 1, 17))
+    thursday, _ = dates("We open late at 11am on Thursday 7 and Friday 8 January 2027.")
+    assert thursday.start == D(2027, 1, 7)  # not the 7th of this month
+    # A weekday's times are no days of a list: "Thursday 4-10pm" stays a weekday and times.
+    assert [m.start for m in dates("From March 1 we open Thursday 4-10pm and Friday 4-11pm.")][:1] == [
+        D(2027, 3, 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        # Told in the past by someone: the date lies behind the day it was said.
+        ("we switched suppliers and stopped charging for it as of nov 27.", D(2026, 11, 27)),
+        ("We closed on October 3 for a refit.", D(2026, 10, 3)),
+        ("We've been open since March.", D(2026, 3, 1)),
+        # A notice's headline with its "are" left out announces; a question asks ahead.
+        ("Workshop closed March 3-7 while we refit the bike stands.", D(2027, 3, 3)),
+        ("We will be closed on October 3.", D(2027, 10, 3)),
+        ("have you got a room for the night of 20 may", D(2027, 5, 20)),
+    ],
+)
+def test_a_date_told_in_the_past_lies_behind_the_day_it_was_said(text: str, start: dt.date) -> None:
+    assert dates(text)[0].start == start

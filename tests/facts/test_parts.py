@@ -295,3 +295,14 @@ def test_long_lines_that_end_in_a_price_are_items_not_wrapped_prose() -> None:
         "Carpet steam cleaning for any room up to 20 square metres (furniture moved by you)",
         "Window tracks and sliding doors are included in every end of lease clean we do.",
     ]
+
+
+def test_long_lines_that_end_in_a_time_are_items_too() -> None:
+    """Seasonal opening hours, one season a line: each line is its own part, so each season keeps its
+    own dates (joined, the summer hours took both seasons' dates and the winter hours were lost)."""
+    hours = (
+        "Summer (1 April \u2013 30 September): Mon\u2013Fri 7am\u201310pm \u00b7 Sat & Sun 7am\u20139pm\n"
+        "Winter (1 October \u2013 31 March): Mon\u2013Fri 9am\u20139pm \u00b7 Sat & Sun 8am\u20136pm\n"
+        "Bays are floodlit after dark all year round."
+    )
+    assert [text[:6] for _heading, text in texts(hours)] == ["Summer", "Winter", "Bays a"]

@@ -46,6 +46,17 @@ def test_the_item_a_price_is_for(text: str, expected: list[tuple[str, str]]) -> 
     assert prices(text) == expected
 
 
+def test_an_extra_charge_written_with_a_plus_is_the_items_price() -> None:
+    """ "Rush: +$35": the sign is the amount's; the line was stored without a price, its whole text as
+    its aspect, so no later price for the rush service could meet it."""
+    assert prices("Rush (3 working days): +$35 per order.") == [("Rush", "$35 per order")]
+    context = ExtractionContext(
+        business_name="Juniper Yoga", source_kind="document", learned_on=dt.date(2026, 3, 2)
+    )
+    (found,) = BuiltinExtractor().extract("Rush (3 working days): +$35 per order.", context)
+    assert "+$35" in found.statement  # and says it is an extra charge
+
+
 def test_a_condition_before_a_price_is_still_a_condition() -> None:
     # "over $50" says when delivery is free; it is not the price of anything named "over".
     found = prices("Free mat delivery on orders over $50.")

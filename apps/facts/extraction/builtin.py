@@ -747,7 +747,7 @@ class _Run:
         pct = re.search(r"\d+(?:\.\d+)?\s?%", clause)
         if pct:
             cut = min(cut, pct.start())
-        raw = clause[:cut].strip(" ,:;-")
+        raw = clause[:cut].strip(" ,:;-+")  # "Rush: +$35": the sign is the amount's (an extra charge)
         # "On the 12-month contract, early cancellation costs $150": the subject follows the opening
         # phrase (it was read as no subject, and the price went to the question's topic, membership).
         raw = re.sub(
@@ -880,6 +880,8 @@ class _Run:
             ):
                 continue
             best = (m.start(), price_value(m), m.group(0).strip())
+            if m.start() and clause[m.start() - 1] == "+":  # "+$35": an extra charge, and says so
+                best = (m.start() - 1, best[1], "+" + best[2])
             break
         for m in FREE_RE.finditer(clause):
             if NOT_FREE_BEFORE.search(clause[: m.start()]):

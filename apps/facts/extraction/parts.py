@@ -544,9 +544,11 @@ def _join_lines(lines: list[str]) -> str:
             continue
         prev = lines[idx - 1].strip()
         continues = _CONTINUES.search(prev) is not None  # "... Brooklyn and" / "Queens on weekdays."
-        # A line ending in a number, a percentage or a bracket closes an item ("...: $320" before
-        # "End of lease clean for a 3 bedroom house: $450"): wrapped prose breaks between words.
-        closes_item = prev[-1:].isdigit() or prev[-1:] in ")]%"
+        # A line ending in a number, a time, a percentage or a bracket closes an item ("...: $320"
+        # before "End of lease clean for a 3 bedroom house: $450", "... Sat & Sun 7am-9pm" before
+        # "Winter (...): ..."): wrapped prose breaks between words.
+        last_word = prev.split()[-1] if prev.split() else ""
+        closes_item = any(c.isdigit() for c in last_word) or prev[-1:] in ")]%"
         if (
             (len(prev) < WRAPPED_LINE_CHARS or list_like or closes_item)
             and prev[-1:] not in ".!?:;,"

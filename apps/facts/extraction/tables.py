@@ -390,7 +390,8 @@ def _piece(piece: str) -> tuple[str, _Value] | None:
     value = read_value(piece[cut:])
     if value is None:
         return None
-    words = _clean(re.sub(r"(?i)\s+for$", "", piece[:cut].strip()))
+    # "Extra shot +$1.00": the sign is the amount's (an extra charge), not the item's.
+    words = _clean(re.sub(r"(?i)\s+for$", "", piece[:cut].strip().rstrip("+")))
     if words and not _is_item(words):
         return None
     note = re.sub(r"(?i)^for\s+", "", value.note)  # "$25/hour for members"

@@ -1040,7 +1040,9 @@ def _days_charged_as(q: _Question, facts: list[_Fact], on: date) -> set[int]:
     if not q.days:
         return q.days
     for f in facts:
-        if f.state != "temporary" or any(c.polarity in ("open", "closed") for c in f.clauses):
+        if f.state != "temporary" and not _in_season(f, _asked_day(q)):
+            continue
+        if any(c.polarity in ("open", "closed") for c in f.clauses):
             continue
         if "discount" in f.concepts:
             continue  # an offer names the days it is given on ("10% off any Sunday to Friday")
@@ -1562,9 +1564,23 @@ def _out_of_season(f: _Fact, day: date) -> bool:
         return False
     if _off_its_holidays(f, day):
         return True
+    seasons = _seasons(f)
+    return bool(seasons) and not any(_covers(start, end, day) for start, end in seasons)
+
+
+def _in_season(f: _Fact, day: date) -> bool:
+    """Whether a fact that holds every year is about a season the day is in ("Summer season (1 July -
+    31 August): all rooms are charged at the Fri-Sat rate" for a day in July)."""
+    if f.rf.valid_from is not None or f.rf.valid_to is not None:
+        return False
+    return any(_covers(start, end, day) for start, end in _seasons(f))
+
+
+def _seasons(f: _Fact) -> list[tuple[date, date]]:
+    """The seasons a fact's statement names: date ranges without a year, at least _SEASON_DAYS long."""
     analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
-    seasons = [
-        m
+    return [
+        (m.start, m.end)
         for m in analysis.dates
         if m.kind in ("range", "month")
         and not m.explicit_year
@@ -1573,15 +1589,12 @@ def _out_of_season(f: _Fact, day: date) -> bool:
         and m.end is not None
         and (m.end - m.start).days >= _SEASON_DAYS - 1
     ]
-    if not seasons:
-        return False
-    asked = (day.month, day.day)
 
-    def covers(start: date, end: date) -> bool:
-        first, last = (start.month, start.day), (end.month, end.day)
-        return first <= asked <= last if first <= last else asked >= first or asked <= last
 
-    return not any(covers(m.start, m.end) for m in seasons if m.start is not None and m.end is not None)
+def _covers(start: date, end: date, day: date) -> bool:
+    """Whether the day falls in the season from start to end, by month and day (it recurs)."""
+    asked, first, last = (day.month, day.day), (start.month, start.day), (end.month, end.day)
+    return first <= asked <= last if first <= last else asked >= first or asked <= last
 
 
 def _off_its_holidays(f: _Fact, day: date) -> bool:

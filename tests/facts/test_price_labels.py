@@ -97,3 +97,12 @@ def test_an_owner_answer_named_short_is_about_what_was_asked(
     question: str, answer: str, expected: list[tuple[str, str]]
 ) -> None:
     assert owner_answer(question, answer) == expected
+
+
+def test_an_adverb_in_the_owners_question_names_nothing() -> None:
+    """ "Do you still charge for towels?": the answer is about the towels' price, not a thing called
+    "Charge" ("still" was read as the verb, and "charge" as the object)."""
+    found = owner_answer("Do you still charge for towels?", "nah we dont charge for towels anymore")
+    assert [topic for topic, _value in found] == ["Towels"]
+    also = owner_answer("Do you also do kayak repairs?", "yes we do")
+    assert [topic for topic, _value in also] == ["Kayak repairs"]

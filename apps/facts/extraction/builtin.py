@@ -286,6 +286,23 @@ def _gerund_object(phrase: str) -> str:
     return f"{obj} {m.group('verb').lower()}"
 
 
+def _without_leading_adverbs(vp: str) -> str:
+    """ "still charge for towels" -> "charge for towels": an adverb before the verb of a question ("do
+    you still / also / currently ...") says nothing of what is asked about, read on the parse. Not
+    "only", which says what else is not ("do you only take cash?")."""
+    tokens = analyse(f"they {vp}", base_date=date(2000, 1, 1)).tokens
+    cut = 1
+    while (
+        cut < len(tokens)
+        and tokens[cut].pos == "ADV"
+        and tokens[cut].dep == "advmod"
+        and tokens[cut].lemma not in word_table("exclusive.txt")
+        and tokens[cut].lemma != "just"
+    ):
+        cut += 1
+    return vp[tokens[cut].start_char - 5 :] if 1 < cut < len(tokens) else vp
+
+
 @dataclass
 class _Q:
     """What an owner's question asks."""
@@ -1789,6 +1806,7 @@ class _Run:
 
     def do_question(self, aux: str, vp: str) -> _Q:
         """ "Do you make wedding cakes?" -> Wedding cakes / availability, "Sunny Bakery makes wedding cakes"."""
+        vp = _without_leading_adverbs(vp)
         verb, rest = split_verb(vp)
         modal = aux if aux in {"can", "will", "could", "would"} else ""
         obj = rest.strip()

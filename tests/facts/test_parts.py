@@ -306,3 +306,14 @@ def test_long_lines_that_end_in_a_time_are_items_too() -> None:
         "Bays are floodlit after dark all year round."
     )
     assert [text[:6] for _heading, text in texts(hours)] == ["Summer", "Winter", "Bays a"]
+
+
+def test_a_date_before_a_colon_is_a_label_not_a_time() -> None:
+    """ "Fri Nov 28: 8am - 2pm": the day number before the colon is a date's, so the line has its own
+    label and does not go on about the line before it (it had become "Thu Nov 27 (Thanksgiving): Fri
+    Nov 28: 8am - 2pm", and Thanksgiving read as open)."""
+    holiday_hours = "HOLIDAY HOURS 2025\nThu Nov 27 (Thanksgiving): CLOSED\nFri Nov 28: 8am \u2013 2pm"
+    assert [text for _heading, text in texts(holiday_hours)][1:] == [
+        "Thu Nov 27 (Thanksgiving): CLOSED",
+        "Fri Nov 28: 8am \u2013 2pm",
+    ]

@@ -1346,6 +1346,10 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     if q.focus == "hours" or "hours" in q.concepts:
         # The hours of the season the question is about ("Winter hours (Nov-Mar)" not in May).
         candidates = [f for f in facts if not _out_of_season(f, _asked_day(q))] or facts
+        if q.period:
+            # A day of its own ("this Friday"): a change dated on other days ("Thu Dec 25 & Fri Dec 26:
+            # CLOSED") is not that day's hours, though it names its weekday.
+            candidates = [f for f in candidates if not _dated_off(f, q.period[0])] or candidates
     if q.days and (q.focus == "hours" or "hours" in q.concepts):
         covering = [f for f in candidates if f.hours_fact and q.days & (f.open_days | f.closed_days)]
         if covering:
@@ -1566,6 +1570,12 @@ def _out_of_season(f: _Fact, day: date) -> bool:
         return True
     seasons = _seasons(f)
     return bool(seasons) and not any(_covers(start, end, day) for start, end in seasons)
+
+
+def _dated_off(f: _Fact, day: date) -> bool:
+    """Whether the fact holds only for a while that does not include the day."""
+    starts, ends = f.rf.valid_from, f.rf.valid_to
+    return (starts is not None and day < starts) or (ends is not None and day > ends)
 
 
 def _in_season(f: _Fact, day: date) -> bool:

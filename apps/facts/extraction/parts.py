@@ -211,14 +211,23 @@ def _ends_in_year(label: str) -> bool:
     return len(label.split()) > 1 and len(last) == 4 and last.isdigit() and 1900 <= int(last) <= 2199
 
 
+def _ends_in_a_date(label: str) -> bool:
+    """ "Fri Nov 28", "Wed Dec 24": the label's last words are a date (read by the language layer)."""
+    from apps.language.analysis import analyse  # lazy, as in dated_back below
+
+    mentions = analyse(label, base_date=date(2000, 1, 1)).dates
+    return bool(mentions) and mentions[-1].start is not None and mentions[-1].end_char == len(label.rstrip())
+
+
 def split_label(text: str) -> tuple[str, str, int]:
     """("Holiday flyer", "Sourdough loaves $10.", offset) for "Holiday flyer: Sourdough loaves $10."."""
     m = re.match(r"^\s*([^:.!?$£€]{1,60}?):\s+(\S.*)$", text)
-    # A number before the colon is a time ("9:30") unless it is a heading's year ("Rate card 2026:").
+    # A number before the colon is a time ("9:30") unless it is a heading's year ("Rate card 2026:") or
+    # a date's day ("Fri Nov 28: 8am-2pm").
     if (
         not m
         or re.search(r"https?$", m.group(1))
-        or (m.group(1)[-1].isdigit() and not _ends_in_year(m.group(1)))
+        or (m.group(1)[-1].isdigit() and not _ends_in_year(m.group(1)) and not _ends_in_a_date(m.group(1)))
     ):
         return "", text, 0
     return m.group(1).strip(), m.group(2), m.start(2)

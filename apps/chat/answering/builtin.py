@@ -1719,7 +1719,21 @@ def _exclusive(statement: str) -> bool:
     if not _EXCLUSIVE_RE.search(statement):
         return False
     doc = analyse(statement, base_date=date.min).doc
-    return any(_EXCLUSIVE_RE.fullmatch(t.text) and not (t.head.like_num or t.head.tag_ == "CD") for t in doc)
+    return any(
+        _EXCLUSIVE_RE.fullmatch(t.text) and not (t.head.like_num or t.head.tag_ == "CD") and not _softens(t)
+        for t in doc
+    )
+
+
+def _softens(word: Any) -> bool:
+    """ "just ask at the desk", "just call us": "just" before a request softens it; it limits nothing."""
+    verb = word.head
+    return (
+        word.lower_ == "just"
+        and verb.tag_ == "VB"
+        and verb.i > word.i
+        and not any(c.dep_ in ("nsubj", "aux") for c in verb.children)
+    )
 
 
 def _limits_the_yes(f: _Fact, q: _Question, on: date) -> bool:

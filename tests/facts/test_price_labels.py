@@ -106,3 +106,10 @@ def test_an_adverb_in_the_owners_question_names_nothing() -> None:
     assert [topic for topic, _value in found] == ["Towels"]
     also = owner_answer("Do you also do kayak repairs?", "yes we do")
     assert [topic for topic, _value in also] == ["Kayak repairs"]
+
+
+def test_a_no_with_the_new_value_stores_the_new_value_only() -> None:
+    """ "Is the tour still $75?" "no its $60 now": the $60 is the answer; a denial would only repeat
+    the old price ("is not still $75"). A bare "no" keeps its denial."""
+    assert owner_answer("Is the sunset tour still $75?", "no its $60 now") == [("Sunset tour", "$60")]
+    assert [value for _topic, value in owner_answer("Is the sunset tour still $75?", "no")] == ["no"]

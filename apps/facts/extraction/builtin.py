@@ -1397,6 +1397,14 @@ class _Run:
             pol = avail[0].value
         validity = find_validity(rest or text, self.context.learned_on)
         loses_words = bool(rest) and self.loses_words(rest, found)
+        if (
+            pol == "no"
+            and any(ch.isdigit() for ch in q.aspect)
+            and any(c.topic == q.topic and c.value for c in other)
+        ):
+            # "Is the inspection fee still $75?" "no its $60 now": the new value is the answer; a
+            # denial would only repeat the old one ("is not still $75").
+            return [self.named_as_asked(c, q) for c in found]
         if pol is not None and q.affirm:
             base = q.affirm if pol == "yes" else q.deny
             statement = sentence_end(base)

@@ -290,7 +290,8 @@ def _without_leading_adverbs(vp: str) -> str:
     """ "still charge for towels" -> "charge for towels": an adverb before the verb of a question ("do
     you still / also / currently ...") says nothing of what is asked about, read on the parse. Not
     "only", which says what else is not ("do you only take cash?")."""
-    tokens = analyse(f"they {vp}", base_date=date(2000, 1, 1)).tokens
+    subject = "they "  # parsed as a clause, so the adverb reads as the verb's
+    tokens = analyse(subject + vp, base_date=date(2000, 1, 1)).tokens
     cut = 1
     while (
         cut < len(tokens)
@@ -300,7 +301,7 @@ def _without_leading_adverbs(vp: str) -> str:
         and tokens[cut].lemma != "just"
     ):
         cut += 1
-    return vp[tokens[cut].start_char - 5 :] if 1 < cut < len(tokens) else vp
+    return vp[tokens[cut].start_char - len(subject) :] if 1 < cut < len(tokens) else vp
 
 
 @dataclass

@@ -37,7 +37,7 @@ from typing import Protocol
 from apps.facts.extraction.base import singular
 from apps.language import lexicon
 from apps.language.pipeline import parse
-from apps.language.units import canonical_units
+from apps.language.units import canonical_measures
 from apps.language.words import form_key
 
 logger = logging.getLogger(__name__)
@@ -161,8 +161,8 @@ def analyse(text: str) -> Phrase:
     cached = _phrases.get(text)
     if cached is not None:
         return cached
-    # Units by their canonical names: "60 min", "60-minute" and "60 minutes" are one number and unit.
-    words = [u for u in _units(canonical_units(text)) if u[1] not in _FUNCTION_POS]
+    # Measures by their canonical forms: "60 min", "one-hour" and "1 hr" are one number and unit.
+    words = [u for u in _units(canonical_measures(text)) if u[1] not in _FUNCTION_POS]
     if not words:
         phrase = Phrase(text=text, head="", qualifiers=frozenset(), numbers=frozenset())
     else:

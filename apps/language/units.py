@@ -10,7 +10,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["canonical_units", "convert", "same_dimension", "unit_name"]
+__all__ = ["canonical_measures", "canonical_units", "convert", "measures_time", "same_dimension", "unit_name"]
 
 #: A number and the word right after it ("60 min", "60-minute", "2hrs"): the only place a short word
 #: is read as a unit ("in", "at" and "am" are units to pint too, and words everywhere else).
@@ -78,6 +78,59 @@ def canonical_units(text: str) -> str:
         return f"{m.group(1)} {name}" if name else m.group(0)
 
     return _NUMBER_WORD.sub(named, text)
+
+
+def measures_time(word: str) -> bool:
+    """Whether a word is a unit of time ("days", "hrs", "weeks"): what a length of time is counted in."""
+    name = unit_name(word)
+    return name is not None and same_dimension(name, "second")
+
+
+#: A word and the unit word after it ("one-hour", "two hours", "half-hour"): a number written out.
+_WORD_UNIT = re.compile(r"(?<![\w-])([A-Za-z]+)(\s*-\s*|\s+)([A-Za-z]{2,})\b")
+#: Fractions text2num does not read as numbers; hand-written, as no library reads "half-hour". Only
+#: of units shorter than a day: a "half-day" session is a kind of session, not twelve hours.
+_FRACTIONS = {"half": 0.5, "quarter": 0.25}
+_MINUTE, _DAY, _WEEK = 60, 86_400, 604_800
+
+
+def _written_number(word: str, unit: str) -> float | None:
+    """The value of a number written in words ("one", "half" of an hour), or None."""
+    if word.lower() in _FRACTIONS:
+        short = convert(1, unit, "second") < _DAY
+        return _FRACTIONS[word.lower()] if short else None
+    from text_to_num import text2num  # lazy: only names with a written-out number need it
+
+    try:
+        return float(text2num(word.lower(), "en"))
+    except ValueError:
+        return None  # not a number ("full-day", "private")
+
+
+def canonical_measures(text: str) -> str:
+    """``text`` with every length of time as one number of one unit, so names of one measure meet:
+    "One-hour lesson", "60-min lesson" and "1 hr lesson" are all "60 minute lesson"; "Half-hour" is
+    "30 minute"; "2 weeks" is "14 day". Months and years (of no fixed length) and other measures keep
+    their canonical unit names."""
+    from text_to_num import alpha2digit  # "twenty-five minutes" -> "25 minutes"
+
+    def digits(m: re.Match[str]) -> str:
+        unit = unit_name(m.group(3))
+        value = _written_number(m.group(1), unit) if unit and measures_time(unit) else None
+        return m.group(0) if value is None else f"{value:g} {unit}"
+
+    text = canonical_units(_WORD_UNIT.sub(digits, alpha2digit(text, "en")))
+
+    def scaled(m: re.Match[str]) -> str:
+        unit = m.group(3)
+        if not measures_time(unit):
+            return m.group(0)
+        one = convert(1, unit, "second")
+        to = "minute" if _MINUTE <= one < _DAY else "day" if one in (_DAY, _WEEK) else None
+        value = convert(float(m.group(1)), unit, to) if to else None
+        return f"{value:g} {to}" if value is not None and value == int(value) else m.group(0)
+
+    return _NUMBER_WORD.sub(scaled, text)
 
 
 def same_dimension(a: str, b: str) -> bool:

@@ -213,6 +213,10 @@ def test_head_nouns_decide_variants_and_inflections():
     assert not compare("small pizza", "large pizza").same
     assert compare("hours sunday", "hours saturday").method == "variant"
     assert not compare("12-inch pizza", "16-inch pizza").same
+    # One length of time, written two ways, is one subject; two lengths are two.
+    assert compare("One-hour lesson", "60-minute lesson").same
+    assert compare("Half-hour lesson", "30 min lesson").same
+    assert not compare("Half-hour lesson", "One-hour lesson").same
 
 
 def test_without_a_provider_only_head_nouns_match(no_provider):
@@ -326,6 +330,13 @@ def test_a_number_that_measures_stays_in_the_subject_and_the_newer_price_wins(bu
     owner("How much is the 4 hour block?", "The 4 hour block is $170 now.", 10)
     (live,) = live_about("block")
     assert live.value == "$170", [(f.topic.name, f.statement) for f in live_about("block")]
+
+
+def test_a_length_of_time_written_in_words_is_the_number_of_minutes(business):
+    website("60-minute lesson: £58.", 0)
+    owner("How much is a one-hour lesson?", "£60 now.", 10)
+    (live,) = live_about("lesson")
+    assert live.value == "£60", [(f.topic.name, f.statement) for f in live_about("lesson")]
 
 
 PHYSIO_LIST = """Treatments

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apps.language.units import canonical_units, unit_name
+from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
 
 
 def test_abbreviations_and_plurals_have_one_name() -> None:
@@ -24,3 +24,26 @@ def test_only_a_word_after_a_number_is_read_as_a_unit() -> None:
         "A 90 minute hot stone massage, 2 hour parking"
     )
     assert canonical_units("Open 24/7, min spend $10") == "Open 24/7, min spend $10"
+
+
+def test_lengths_of_time_meet_as_one_number_of_one_unit() -> None:
+    # Written out, abbreviated, in another unit: one length of time.
+    assert {
+        canonical_measures(t) for t in ("One-hour class", "60-min class", "1 hr class", "one hour class")
+    } == {"60 minute class"}
+    assert canonical_measures("Half-hour swim") == "30 minute swim"
+    assert canonical_measures("a 1.5 hours session, twenty-five minutes break") == (
+        "a 90 minute session, 25 minute break"
+    )
+    assert canonical_measures("2 weeks notice") == "14 day notice"
+
+
+def test_measures_that_are_no_fixed_length_or_no_number_are_left_alone() -> None:
+    assert canonical_measures("3 months membership") == "3 month membership"  # no fixed length
+    assert canonical_measures("Half-day hire") == "Half-day hire"  # a kind of hire, not 12 hours
+    assert canonical_measures("a one-off fee, one to one coaching") == "a one-off fee, one to one coaching"
+    assert canonical_measures("12-inch pizza") == "12 inch pizza"
+
+
+def test_units_of_time() -> None:
+    assert measures_time("days") and measures_time("hrs") and not measures_time("km")

@@ -54,7 +54,7 @@ from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import lexical_file
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
-from apps.language.units import canonical_units, unit_name
+from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
 from apps.language.words import word_key
 from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact
 
@@ -136,7 +136,14 @@ def stems_of(text: str) -> dict[str, float]:
     still meets "gluten free"); two adjacent words joined 0.99 when written apart ("wi fi"): as good as a
     word for matching, but never counted as a word of the question's own (see _subject)."""
     out: dict[str, float] = {}
-    canon = _canon(canonical_units(text)).lower()  # "60 min" and "60-minute" meet as "60 minute"
+    # "60 min", "one-hour" and "1 hr" meet as "60 minute"; the units as written stay words too ("an
+    # hour's lesson" / "1 hour lesson").
+    for canon in dict.fromkeys((canonical_units(text), canonical_measures(text))):
+        _add_stems(_canon(canon).lower(), out)
+    return out
+
+
+def _add_stems(canon: str, out: dict[str, float]) -> None:
     for raw in re.findall(r"\d+(?:[.,:]\d+)*|[a-z0-9]+(?:[-'][a-z0-9]+)*", canon):
         parts = [p for p in re.split(r"[-']", raw) if p]
         whole = "".join(parts) if "-" in raw else raw.split("'")[0]
@@ -158,7 +165,6 @@ def stems_of(text: str) -> dict[str, float]:
                     out[stem(part)] = 0.5
         elif b not in _STOP:
             out.setdefault(stem(a + b), _JOINED)
-    return out
 
 
 # --- kinds of fact (concepts) ----------------------------------------------------------------------------
@@ -1467,6 +1473,15 @@ def _states_duration(f: _Fact, on: date) -> bool:
     """Whether a fact states a length of time ("within 2 weeks", "48 hours"): a date or time the
     named-entity recogniser finds where the date reader finds no calendar day."""
     analysis = analyse(f.statement, base_date=on, entities=True)
+    # A unit of time counted by a number the parser hangs on it ("take 2-3 business days", "All rooms
+    # 60 minutes"): the recogniser misses some ("2-3 business days" is two CARDINALs to it). Not a
+    # measure in apposition to a name ("Wheel Taster (2 hrs, ...)"): that is how long the thing lasts.
+    counted = {t.head for t in analysis.tokens if t.like_num and t.dep == "nummod"}
+    if any(
+        t.i in counted and t.pos == "NOUN" and t.dep != "appos" and measures_time(t.text)
+        for t in analysis.tokens
+    ):
+        return True
     days = [(m.start_char, m.end_char) for m in analysis.dates if m.start is not None]
     return any(
         e.label in ("DATE", "TIME") and not any(a < e.end_char and e.start_char < b for a, b in days)

@@ -37,6 +37,7 @@ from apps.facts.extraction.base import (
     topic_key,
 )
 from apps.facts.extraction.builtin import BuiltinExtractor
+from apps.facts.extraction.builtin_dates import days_of_key
 from apps.facts.extraction.factory import get_extractor
 from apps.facts.extraction.guard import UNTRUSTED_KINDS, host_of, screen_parts
 from apps.facts.extraction.parts import Part, normalise, split_parts
@@ -516,16 +517,50 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
         return
     run.result.added.append(fact)
     for old in conflicts:
-        fact.replaces.add(old)
-        _retire(
-            old,
-            f"Replaced by newer information from {_describe(run.source)}.",
-            run_at=run.at,
-            by=fact,
-            version=run.version,
-            actor=run.actor,
-        )
-        run.result.retired.append(old)
+        _replace(old, fact, run, f"Replaced by newer information from {_describe(run.source)}.")
+    _weekly_hours_covered(fact, run)
+
+
+def _replace(old: Fact, fact: Fact, run: _Run, reason: str) -> None:
+    fact.replaces.add(old)
+    _retire(old, reason, run_at=run.at, by=fact, version=run.version, actor=run.actor)
+    run.result.retired.append(old)
+
+
+def _weekly_days(fact: Fact) -> set[int] | None:
+    """The weekdays a permanent opening-hours fact is about ("hours monday-tuesday"), or None."""
+    if fact.valid_from or fact.valid_to or not fact.aspect.startswith("hours "):
+        return None
+    return days_of_key(fact.aspect.removeprefix("hours "))
+
+
+def _weekly_hours_covered(fact: Fact, run: _Run) -> None:
+    """Newer beats older on the same subject, day by day: the hours of a run of days ("closed Monday
+    & Tuesday") are one subject per day, and a fact whose every day has since been stated again
+    ("open Mondays 9-5", "closed Tuesdays"), by sources at least as authoritative, says nothing that
+    is still so. It is retired, with the fact that completed the cover as what replaced it. Only
+    whole runs: one day of five changed leaves the run live, and the answerer takes the newer day."""
+    days = _weekly_days(fact)
+    if not days:
+        return
+    weekly = [
+        (f, d, _authority(f))
+        for f in Fact.objects.filter(topic=fact.topic, status=FactStatus.LIVE, aspect__startswith="hours ")
+        .exclude(pk__in=run.ignore)
+        .exclude(pk=fact.pk)
+        if (d := _weekly_days(f))
+    ]
+    for old, old_days, old_rank in weekly:
+        if not old_days & days or run.rank < old_rank or old.learned_at >= run.at:
+            continue
+        newer = [
+            d
+            for f, d, rank in weekly
+            if f.pk != old.pk and f.learned_at > old.learned_at and rank >= old_rank
+        ]
+        if old_days <= days.union(*newer):
+            reason = f"Each of its days has since been stated again, last by {_describe(run.source)}."
+            _replace(old, fact, run, reason)
 
 
 def _same_topic(facts: list[Fact], topic: Topic, named_topic: str) -> list[Fact]:

@@ -339,6 +339,26 @@ def test_a_length_of_time_written_in_words_is_the_number_of_minutes(business):
     assert live.value == "£60", [(f.topic.name, f.statement) for f in live_about("lesson")]
 
 
+def test_a_run_of_days_the_owner_has_answered_for_day_by_day_is_replaced(business):
+    # Newer beats older per day: "closed Monday & Tuesday" is two days' hours, and once the owner
+    # has given both, nothing in it is still so. One day alone leaves the run live.
+    website("Opening hours: Wednesday to Sunday 9am-5pm. Closed Monday & Tuesday.", 0)
+    owner("Are you open on Mondays?", "yes we open mondays now, 9-5", 10)
+    assert any("Monday & Tuesday" in f.statement for f in live_about("closed"))
+    owner("And Tuesdays?", "still closed on tuesdays", 20)
+    assert not any("Monday & Tuesday" in f.statement for f in live_about("closed"))
+    old = Fact.objects.get(statement__contains="Monday & Tuesday")
+    assert old.status == FactStatus.RETIRED and "Each of its days" in old.retired_reason
+    assert old.retired_by.source_kind == "owner_answer"
+    assert any("Wednesday to Sunday" in f.statement for f in live_about("open"))  # no day of it answered
+
+
+def test_a_weaker_newer_source_does_not_replace_the_owners_days(business):
+    owner("What are your hours on weekends?", "Saturday and Sunday 10-2", 0)
+    website("Open Saturday 9am-5pm. Open Sunday 9am-5pm.", 10)
+    assert any("10-2" in f.statement for f in live_about("10-2"))
+
+
 PHYSIO_LIST = """Treatments
 Sports / injury rehab
   30 min ..... $70

@@ -304,6 +304,21 @@ def day_key(days: set[int]) -> str:
     return ", ".join(DAY_NAMES[d] for d in ordered)
 
 
+def days_of_key(key: str) -> set[int] | None:
+    """The days a ``day_key`` names (its inverse): "monday-friday" -> {0..4}, "sunday-monday" ->
+    {6, 0}, "monday, wednesday" -> {0, 2}, "every day" -> all seven; None for any other key."""
+    if key == "every day":
+        return set(range(7))
+    names = {name: i for i, name in enumerate(DAY_NAMES)}
+    if "-" in key:
+        first, _, last = key.partition("-")
+        if first not in names or last not in names:
+            return None
+        return {(names[first] + k) % 7 for k in range((names[last] - names[first]) % 7 + 1)}
+    days = [d.strip() for d in key.split(",")]
+    return {names[d] for d in days} if all(d in names for d in days) else None
+
+
 def parse_days(text: str) -> str | None:
     """The canonical day key of a day phrase ("Mon-Fri" -> "monday-friday"); None if it names none."""
     low = text.lower()

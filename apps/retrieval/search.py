@@ -523,9 +523,43 @@ def _search_kind(search: _Search, text: str) -> tuple[str | None, list[int]]:
     kind = kind_of_fact(text) if search.opts.kind_leg else None
     if not kind:
         return kind, []
-    ids = search.by_vector("kind", kind, _kind_vector(kind), limit=search.opts.k)
+    ids = search.add("kind", kind, _kind_pieces(search, kind))
     search.lap("kind")
     return kind, ids
+
+
+# The kind leg's search does not depend on the message, only on the kind and the index: its pieces are
+# kept per business, index state, audience and day (most turns ask for one of a few kinds), and a
+# business's entries go when its index changes, as its spelling vocabulary does.
+_kind_found: dict[tuple[str, int, int, str, date, str, int], list[tuple[Piece, float]]] = {}
+_KIND_FOUND_MAX = 4096
+
+
+def _kind_pieces(search: _Search, kind: str) -> list[tuple[Piece, float]]:
+    key = (
+        current_schema(),
+        search.generation,
+        search.revision,
+        search.audience,
+        search.on,
+        kind,
+        search.opts.k,
+    )
+    found = _kind_found.get(key)
+    if found is None:
+        found = _vector_search(
+            _kind_vector(kind),
+            generation=search.generation,
+            audience=search.audience,
+            on=search.on,
+            limit=search.opts.k,
+        )
+        for old in [k for k in _kind_found if k[0] == key[0] and k[1:3] != key[1:3]]:
+            _kind_found.pop(old, None)
+        if len(_kind_found) >= _KIND_FOUND_MAX:
+            _kind_found.clear()
+        _kind_found[key] = found
+    return found
 
 
 def _search_dated(search: _Search, own: _Own) -> list[int]:

@@ -136,6 +136,19 @@ def test_repair_learns_a_word_added_after_earlier_turns(kb):
     assert "Focaccia" in topics(result)
 
 
+def test_the_kind_legs_pieces_follow_the_index(kb):
+    """The kind leg's pieces are kept per index revision (they do not depend on the message): a
+    fact of that kind added after a turn has warmed them is in the next turn's kind leg."""
+
+    def kind_leg(message: str) -> list[str]:
+        result = retrieve(message, on=TODAY)
+        return [c["topic"] for v in result.log["variants"] if v["leg"] == "kind" for c in v["candidates"]]
+
+    assert "Price list" not in kind_leg("what are your prices?")
+    owner_fact_add(topic="Price list", statement="Prices: loaves from $6, cakes from $25.", aspect="prices")
+    assert "Price list" in kind_leg("what are your prices?")
+
+
 def test_exact_code_uses_the_keyword_leg(kb):
     assert has_identifier("what is form CAT-4471 for?")
     assert not has_identifier("are you open at 7am on the 3rd?")

@@ -329,3 +329,22 @@ def test_planted_instructions_are_never_used(statement: str) -> None:
 )
 def test_ordinary_statements_are_not_taken_for_instructions(statement: str) -> None:
     assert not looks_like_instruction(statement)
+
+
+def test_two_questions_in_one_message_are_asked_one_by_one() -> None:
+    # Without retrieval's similarities (no closest-fact reply to fall back on): the words of the
+    # second question ("bay window") name nothing the facts say, and "one" is the first's curtains.
+    on = date(2026, 10, 5)
+    topics = {
+        "Curtains": [{"id": 1, "statement": "Curtain shortening: from $45 a pair."}],
+        "Trousers": [{"id": 2, "statement": "Trouser hems: $15."}],
+    }
+    context = render(topics, list(topics), on, "Needle & Thread Alterations")
+    answer = BuiltinAnswerer().answer(
+        question="Do you shorten curtains? What would one cost for a bay window?",
+        history=[],
+        context=context,
+        business_name="Needle & Thread Alterations",
+        on=on,
+    )
+    assert answer.decision == "answer" and "$45" in answer.text and "$15" not in answer.text, answer.text

@@ -865,9 +865,13 @@ def _refers_back(text: str, on: date) -> bool:
     is that", "do they take"): the parser's morphology says which (third person, or demonstrative)."""
     doc = analyse(text, base_date=on).doc
     return any(
-        t.pos_ == "PRON"
-        and t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")
-        and (t.morph.get("Person") == ["3"] or t.morph.get("PronType") == ["Dem"])
+        t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")
+        and (
+            (t.pos_ == "PRON" and (t.morph.get("Person") == ["3"] or t.morph.get("PronType") == ["Dem"]))
+            # "one" heading a phrase of its own ("what would one cost?", "can I book one?"): the
+            # numeral stands for a noun said before.
+            or (t.lower_ == "one" and not any(c.dep_ in ("compound", "amod") for c in t.children))
+        )
         for t in doc
     )
 
@@ -978,23 +982,79 @@ class BuiltinAnswerer:
         # when its own match is weak, and "sourdogh" is close enough to Sourdough in meaning, so a
         # misspelling it did not need to repair is corrected here towards the facts' own words.
         question = with_apostrophes(written_out(question))  # "r u open", "dont you open on sundays"
-        question = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
-        q = _merge_followup(_analyse(question, on, business_name), history, on, business_name)
-        _fuse_particles(q, facts)
-        facts = _meeting_conditions(q, facts, on)
-        lowercase = _lowercase_words(facts, question, history)
-        reply = _decide(q, facts, business_name, on) if facts else None
-        if q.kind in ("offer", "accept") and (reply is None or reply.decision == "unknown"):
-            # Nothing settles a yes or no, but a fact may still bear on the question: say it.
-            reply = _bearing_reply(question, facts, business_name, on) or reply
+        asked = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
+        reply, lowercase = _reply(asked, history, facts, hints, business_name, on)
         if reply is None or reply.decision == "unknown":
-            # The rules found no wording that settles it; a fact plainly about what was asked still may.
-            closest = _closest_fact_reply(q, question, facts, hints.fact_similarity, business_name, on)
-            reply = closest or reply
+            # Two questions in one message ("Do you cut mounts? What would one cost?"): each is asked
+            # in turn, the second after the first, as a visitor asking them one by one would.
+            reply = _parts_reply(question, history, facts, hints, context, business_name, on) or reply
         if reply is None or (reply.decision == "unknown" and not reply.sentences):
             return Answer(text=unknown_reply(business_name), decision="unknown", used_fact_ids=[])
         text = _compose(reply, lowercase)
         return Answer(text=text, decision=reply.decision, used_fact_ids=reply.used, flags=reply.flags)
+
+
+def _reply(
+    question: str,
+    history: list[tuple[str, str]],
+    facts: list[_Fact],
+    hints: RetrievalHints,
+    business: str,
+    on: date,
+) -> tuple[_Reply | None, set[str]]:
+    """The reply to one question, and the words its facts write in lower case."""
+    q = _merge_followup(_analyse(question, on, business), history, on, business)
+    _fuse_particles(q, facts)
+    facts = _meeting_conditions(q, facts, on)
+    lowercase = _lowercase_words(facts, question, history)
+    reply = _decide(q, facts, business, on) if facts else None
+    if q.kind in ("offer", "accept") and (reply is None or reply.decision == "unknown"):
+        # Nothing settles a yes or no, but a fact may still bear on the question: say it.
+        reply = _bearing_reply(question, facts, business, on) or reply
+    if reply is None or reply.decision == "unknown":
+        # The rules found no wording that settles it; a fact plainly about what was asked still may.
+        closest = _closest_fact_reply(q, question, facts, hints.fact_similarity, business, on)
+        reply = closest or reply
+    return reply, lowercase
+
+
+def _parts_reply(
+    question: str,
+    history: list[tuple[str, str]],
+    facts: list[_Fact],
+    hints: RetrievalHints,
+    context: list[RenderedTopic],
+    business: str,
+    on: date,
+) -> _Reply | None:
+    """The replies to each question of a message that asks two or more (sentences ending in "?"),
+    joined: answered where any part is, with the unanswered part's closing after what was found."""
+    asked = [s.text for s in analyse(question, base_date=on).sentences if s.text.rstrip().endswith("?")]
+    if len(asked) < 2:
+        return None
+    replies: list[_Reply | None] = []
+    before = list(history)
+    for part in asked:
+        replies.append(_reply(_spelled(part, context), before, facts, hints, business, on)[0])
+        before.append(("user", part))
+    answered = [r for r in replies if r is not None and r.decision != "unknown"]
+    if not answered:
+        return None
+    sentences: list[str] = []
+    used: list[int] = []
+    for reply in replies:
+        for sentence, fact_id in zip(
+            reply.sentences if reply else [], reply.used if reply else [], strict=False
+        ):
+            if fact_id not in used:
+                sentences.append(sentence)
+                used.append(fact_id)
+    first = replies[0]
+    prefix = first.prefix if first is not None and first.decision != "unknown" else ""
+    if len(answered) < len(replies):
+        closing = partial_unknown_reply(business)
+        return _Reply("unknown", sentences, used, prefix=prefix, closing=closing, flags=("partial",))
+    return _Reply("answer", sentences, used, prefix=prefix)
 
 
 def _fuse_particles(q: _Question, facts: list[_Fact]) -> None:

@@ -459,7 +459,8 @@ def measure_size(
     # The spelling-repair vocabulary is built from the whole index once per index change.
     search._vocabularies.clear()
     t0 = time.perf_counter()
-    search._vocabulary(generation, index_state().revision)
+    state = index_state()
+    search._vocabulary(state.built_at, generation, state.revision)
     vocab_ms = (time.perf_counter() - t0) * 1000
     for message, history in queries[:8]:  # warm-up: caches, buffers
         for options in configs.values():

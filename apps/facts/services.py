@@ -527,6 +527,9 @@ def _replace(old: Fact, fact: Fact, run: _Run, reason: str) -> None:
     run.result.retired.append(old)
 
 
+_WEEK_DAYS = 7
+
+
 def _weekly_days(fact: Fact) -> set[int] | None:
     """The weekdays a permanent opening-hours fact is about ("hours monday-tuesday"), or None."""
     if fact.valid_from or fact.valid_to or not fact.aspect.startswith("hours "):
@@ -541,7 +544,9 @@ def _weekly_hours_covered(fact: Fact, run: _Run) -> None:
     is still so. It is retired, with the fact that completed the cover as what replaced it. Only
     whole runs: one day of five changed leaves the run live, and the answerer takes the newer day."""
     days = _weekly_days(fact)
-    if not days:
+    if not days or len(days) == _WEEK_DAYS:
+        # "Every day" covers nothing here: it is the reading most often of someone else's hours ("for
+        # emergencies call the animal hospital, open 24/7"), and a wrong one would retire them all.
         return
     weekly = [
         (f, d, _authority(f))
@@ -556,7 +561,7 @@ def _weekly_hours_covered(fact: Fact, run: _Run) -> None:
         newer = [
             d
             for f, d, rank in weekly
-            if f.pk != old.pk and f.learned_at > old.learned_at and rank >= old_rank
+            if f.pk != old.pk and f.learned_at > old.learned_at and rank >= old_rank and len(d) < _WEEK_DAYS
         ]
         if old_days <= days.union(*newer):
             reason = f"Each of its days has since been stated again, last by {_describe(run.source)}."

@@ -22,7 +22,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import date
+from datetime import date, datetime
 from functools import cache
 from typing import Any
 
@@ -243,12 +243,14 @@ def has_identifier(message: str) -> bool:
 
 
 # Vocabulary per business, index generation and revision of its pieces, rebuilt when they change.
-# The key comes from the index state the turn has already read: no query on a turn that finds it.
-_vocabularies: dict[tuple[str, int, int], Speller] = {}
+# The key comes from the index state the turn has already read: no query on a turn that finds it. The
+# state's build time is part of it: a business removed and made again under the same schema name starts
+# its generation and revision counts again, and must never meet the old business's vocabulary.
+_vocabularies: dict[tuple[str, datetime, int, int], Speller] = {}
 
 
-def _vocabulary(generation: int, revision: int) -> Speller:
-    key = (current_schema(), generation, revision)
+def _vocabulary(built_at: datetime, generation: int, revision: int) -> Speller:
+    key = (current_schema(), built_at, generation, revision)
     vocab = _vocabularies.get(key)
     if vocab is None:
         texts = Piece.objects.filter(generation=generation).values_list("title", "text")
@@ -392,6 +394,7 @@ class _Search:
     opts: RetrievalOptions
     on: date
     audience: str
+    built_at: datetime  # with the schema, which business's index this is (see _vocabularies)
     generation: int
     revision: int
     profile: ThresholdProfile
@@ -404,7 +407,16 @@ class _Search:
     def begin(cls, opts: RetrievalOptions, *, on: date, audience: str) -> _Search:
         clock = time.perf_counter()  # the first step's time includes reading the index state
         state = index_usable()
-        return cls(opts, on, audience, state.generation, state.revision, business_profile(state), clock)
+        return cls(
+            opts,
+            on,
+            audience,
+            state.built_at,
+            state.generation,
+            state.revision,
+            business_profile(state),
+            clock,
+        )
 
     @property
     def pool(self) -> int:
@@ -484,7 +496,7 @@ def _repair_spelling(search: _Search, own: _Own) -> None:
     course" still matched the business's "family dog manners" well, and missed the course)."""
     if not search.opts.repair:
         return
-    fixed = _vocabulary(search.generation, search.revision).correct(own.asked)
+    fixed = _vocabulary(search.built_at, search.generation, search.revision).correct(own.asked)
     weak = own.top < search.profile["repair"]
     if fixed.changed and (weak or misspelt(fixed)):
         own.repaired = fixed.text
@@ -529,15 +541,16 @@ def _search_kind(search: _Search, text: str) -> tuple[str | None, list[int]]:
 
 
 # The kind leg's search does not depend on the message, only on the kind and the index: its pieces are
-# kept per business, index state, audience and day (most turns ask for one of a few kinds), and a
+# kept per business (schema and build time, see _vocabularies), index state, audience and day (most turns ask for one of a few kinds), and a
 # business's entries go when its index changes, as its spelling vocabulary does.
-_kind_found: dict[tuple[str, int, int, str, date, str, int], list[tuple[Piece, float]]] = {}
+_kind_found: dict[tuple[str, datetime, int, int, str, date, str, int], list[tuple[Piece, float]]] = {}
 _KIND_FOUND_MAX = 4096
 
 
 def _kind_pieces(search: _Search, kind: str) -> list[tuple[Piece, float]]:
     key = (
         current_schema(),
+        search.built_at,
         search.generation,
         search.revision,
         search.audience,
@@ -554,7 +567,7 @@ def _kind_pieces(search: _Search, kind: str) -> list[tuple[Piece, float]]:
             on=search.on,
             limit=search.opts.k,
         )
-        for old in [k for k in _kind_found if k[0] == key[0] and k[1:3] != key[1:3]]:
+        for old in [k for k in _kind_found if k[0] == key[0] and k[1:4] != key[1:4]]:
             _kind_found.pop(old, None)
         if len(_kind_found) >= _KIND_FOUND_MAX:
             _kind_found.clear()

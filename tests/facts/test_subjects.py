@@ -353,6 +353,15 @@ def test_a_run_of_days_the_owner_has_answered_for_day_by_day_is_replaced(busines
     assert any("Wednesday to Sunday" in f.statement for f in live_about("open"))  # no day of it answered
 
 
+def test_hours_for_every_day_replace_no_run_of_days(business):
+    # The reading most often wrong: someone else's "open 24/7" filed as the business's every day.
+    owner("What are your opening hours?", "Monday to Friday 8am-7pm, Saturday 9am-3pm. Closed Sundays.", 0)
+    owner(
+        "What if my pet is ill at night?", "Outside our hours call the county animal hospital, open 24/7.", 10
+    )
+    assert live_about("8am-7pm") and live_about("closed sundays")
+
+
 def test_a_weaker_newer_source_does_not_replace_the_owners_days(business):
     owner("What are your hours on weekends?", "Saturday and Sunday 10-2", 0)
     website("Open Saturday 9am-5pm. Open Sunday 9am-5pm.", 10)

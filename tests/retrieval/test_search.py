@@ -6,6 +6,7 @@ import io
 from datetime import date, timedelta
 
 import pytest
+from django_tenants.utils import tenant_context
 
 from apps.facts.models import Fact
 from apps.facts.services import fact_retire, owner_fact_add
@@ -13,6 +14,7 @@ from apps.facts.signals import topics_batched
 from apps.retrieval.index import index_check, index_rebuild, index_state
 from apps.retrieval.models import Piece
 from apps.retrieval.search import RetrievalOptions, has_identifier, retrieve
+from apps.tenants.services import business_delete
 
 TODAY = date(2026, 11, 2)
 
@@ -136,17 +138,31 @@ def test_repair_learns_a_word_added_after_earlier_turns(kb):
     assert "Focaccia" in topics(result)
 
 
+def kind_leg(message: str) -> list[str]:
+    result = retrieve(message, on=TODAY)
+    return [c["topic"] for v in result.log["variants"] if v["leg"] == "kind" for c in v["candidates"]]
+
+
 def test_the_kind_legs_pieces_follow_the_index(kb):
     """The kind leg's pieces are kept per index revision (they do not depend on the message): a
     fact of that kind added after a turn has warmed them is in the next turn's kind leg."""
-
-    def kind_leg(message: str) -> list[str]:
-        result = retrieve(message, on=TODAY)
-        return [c["topic"] for v in result.log["variants"] if v["leg"] == "kind" for c in v["candidates"]]
-
     assert "Price list" not in kind_leg("what are your prices?")
     owner_fact_add(topic="Price list", statement="Prices: loaves from $6, cakes from $25.", aspect="prices")
     assert "Price list" in kind_leg("what are your prices?")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_business_made_again_under_its_old_name_never_meets_the_old_ones_pieces(make_business):
+    # Same schema name, same generation and revision counts: only the index's build time differs.
+    first = make_business("again", "First Bakery")
+    with tenant_context(first):
+        owner_fact_add(topic="Price list", statement="Loaves from $6.", aspect="prices")
+        assert "Price list" in kind_leg("what are your prices?")
+    business_delete(business=first)
+    second = make_business("again", "Second Bakery")
+    with tenant_context(second):
+        owner_fact_add(topic="Tariff", statement="Cakes from $25.", aspect="prices")
+        assert kind_leg("what are your prices?") == ["Tariff"]
 
 
 def test_exact_code_uses_the_keyword_leg(kb):

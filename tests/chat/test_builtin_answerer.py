@@ -348,3 +348,35 @@ def test_two_questions_in_one_message_are_asked_one_by_one() -> None:
         on=on,
     )
     assert answer.decision == "answer" and "$45" in answer.text and "$15" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "statement", "said"),
+    [
+        # The business's own place ("on site") names nothing its facts must say.
+        (
+            "is there anywhere on site to get a coffee while I wait?",
+            "Waiting",
+            "Free coffee while you wait.",
+            "coffee",
+        ),
+        # Unless it is all that is asked: then the place is the visitor's.
+        (
+            "Can you collect me from home?",
+            "Collection",
+            "We collect from your home within 3 miles.",
+            "3 miles",
+        ),
+    ],
+)
+def test_a_fact_bears_on_a_question_about_the_business_s_own_place(
+    question: str, topic: str, statement: str, said: str
+) -> None:
+    on = date(2026, 10, 5)
+    topics = {topic: [{"id": 1, "statement": statement}], "Zips": [{"id": 2, "statement": "Zips: from $25."}]}
+    context = render(topics, list(topics), on, "Needle & Thread Alterations")
+    # No retrieval similarities: the closest-fact reply cannot stand in for the rule.
+    answer = BuiltinAnswerer().answer(
+        question=question, history=[], context=context, business_name="Needle & Thread Alterations", on=on
+    )
+    assert answer.decision == "answer" and said in answer.text, answer.text

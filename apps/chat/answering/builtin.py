@@ -1170,6 +1170,9 @@ def _asked_lemmas(question: str, on: date, business: str) -> set[str]:
         }
 
     objects = [c for c in analysis.noun_chunks if c.dep in _OBJECT_DEPS and not c.is_pronoun]
+    # The business's own place names nothing asked, unless it is all there is ("collect me from
+    # home?": then the place is the visitor's, and it is what is asked about).
+    objects = [c for c in objects if not _the_premises(c, analysis)] or objects
     asked = set().union(*(content(c.start_char, c.end_char) for c in objects)) if objects else set()
     if asked:
         return asked
@@ -1184,6 +1187,23 @@ def _asked_lemmas(question: str, on: date, business: str) -> set[str]:
     if free:
         return free
     return {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in own}
+
+
+def _the_premises(chunk: Any, analysis: Any) -> bool:
+    """A place named by a lone common noun after a preposition ("on site", "at the venue"): the
+    business's own place, which its facts do not name (decision 0031; ``_without_premises`` reads
+    the same on words)."""
+    words = [
+        t
+        for t in analysis.tokens
+        if chunk.start_char <= t.start_char < chunk.end_char and t.pos not in ("DET", "PRON")
+    ]
+    return (
+        chunk.dep == "pobj"
+        and len(words) == 1
+        and words[0].pos == "NOUN"
+        and lexical_file(chunk.head) == "noun.location"
+    )
 
 
 def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -> _Reply | None:

@@ -460,7 +460,7 @@ def measure_size(
     search._vocabularies.clear()
     t0 = time.perf_counter()
     state = index_state()
-    search._vocabulary(state.built_at, generation, state.revision)
+    search._vocabulary(search.index_key(state.built_at, generation, state.revision))
     vocab_ms = (time.perf_counter() - t0) * 1000
     for message, history in queries[:8]:  # warm-up: caches, buffers
         for options in configs.values():

@@ -246,11 +246,17 @@ def has_identifier(message: str) -> bool:
 # The key comes from the index state the turn has already read: no query on a turn that finds it. The
 # state's build time is part of it: a business removed and made again under the same schema name starts
 # its generation and revision counts again, and must never meet the old business's vocabulary.
-_vocabularies: dict[tuple[str, datetime, int, int], Speller] = {}
+IndexKey = tuple[str, datetime, int, int]  # schema, build time, generation, revision
+_vocabularies: dict[IndexKey, Speller] = {}
 
 
-def _vocabulary(built_at: datetime, generation: int, revision: int) -> Speller:
-    key = (current_schema(), built_at, generation, revision)
+def index_key(built_at: datetime, generation: int, revision: int) -> IndexKey:
+    """Which business's index, in which state: what a cache derived from its pieces is kept under."""
+    return (current_schema(), built_at, generation, revision)
+
+
+def _vocabulary(key: IndexKey) -> Speller:
+    _schema, _built_at, generation, _revision = key
     vocab = _vocabularies.get(key)
     if vocab is None:
         texts = Piece.objects.filter(generation=generation).values_list("title", "text")
@@ -394,7 +400,7 @@ class _Search:
     opts: RetrievalOptions
     on: date
     audience: str
-    built_at: datetime  # with the schema, which business's index this is (see _vocabularies)
+    built_at: datetime  # with the schema, which business's index this is (see index_key)
     generation: int
     revision: int
     profile: ThresholdProfile
@@ -417,6 +423,10 @@ class _Search:
             business_profile(state),
             clock,
         )
+
+    @property
+    def index(self) -> IndexKey:
+        return index_key(self.built_at, self.generation, self.revision)
 
     @property
     def pool(self) -> int:
@@ -496,7 +506,7 @@ def _repair_spelling(search: _Search, own: _Own) -> None:
     course" still matched the business's "family dog manners" well, and missed the course)."""
     if not search.opts.repair:
         return
-    fixed = _vocabulary(search.built_at, search.generation, search.revision).correct(own.asked)
+    fixed = _vocabulary(search.index).correct(own.asked)
     weak = own.top < search.profile["repair"]
     if fixed.changed and (weak or misspelt(fixed)):
         own.repaired = fixed.text
@@ -541,23 +551,14 @@ def _search_kind(search: _Search, text: str) -> tuple[str | None, list[int]]:
 
 
 # The kind leg's search does not depend on the message, only on the kind and the index: its pieces are
-# kept per business (schema and build time, see _vocabularies), index state, audience and day (most turns ask for one of a few kinds), and a
+# kept per index (see index_key), audience and day (most turns ask for one of a few kinds), and a
 # business's entries go when its index changes, as its spelling vocabulary does.
-_kind_found: dict[tuple[str, datetime, int, int, str, date, str, int], list[tuple[Piece, float]]] = {}
+_kind_found: dict[tuple[IndexKey, str, date, str, int], list[tuple[Piece, float]]] = {}
 _KIND_FOUND_MAX = 4096
 
 
 def _kind_pieces(search: _Search, kind: str) -> list[tuple[Piece, float]]:
-    key = (
-        current_schema(),
-        search.built_at,
-        search.generation,
-        search.revision,
-        search.audience,
-        search.on,
-        kind,
-        search.opts.k,
-    )
+    key = (search.index, search.audience, search.on, kind, search.opts.k)
     found = _kind_found.get(key)
     if found is None:
         found = _vector_search(
@@ -567,7 +568,7 @@ def _kind_pieces(search: _Search, kind: str) -> list[tuple[Piece, float]]:
             on=search.on,
             limit=search.opts.k,
         )
-        for old in [k for k in _kind_found if k[0] == key[0] and k[1:4] != key[1:4]]:
+        for old in [k for k in _kind_found if k[0][0] == key[0][0] and k[0] != key[0]]:
             _kind_found.pop(old, None)
         if len(_kind_found) >= _KIND_FOUND_MAX:
             _kind_found.clear()

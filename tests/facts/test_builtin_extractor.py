@@ -387,6 +387,31 @@ def test_an_owner_answer_is_filed_under_what_was_asked(question: str, answer: st
 
 
 @pytest.mark.parametrize(
+    ("question", "answer", "topic"),
+    [
+        # The question's verb and its subject are not a name ("Mechanics work", "Lessons run").
+        ("do the mechanics work on hybrid cars?", "yes, both our techs are certified", "Hybrid cars"),
+        ("how long does a wheel alignment take?", "about 45 minutes", "Wheel alignment"),
+        ("Can toddlers go in the deep pool?", "only with an adult in the water", "Deep pool"),
+        # A dialect pronoun is who is asked, not part of the thing ("Ye take babies").
+        ("do ye take babies?", "from 6 months, yes", "Babies"),
+        # An adverb after the noun is how or when, not part of it; times are never the subject.
+        ("can i cancel the gym membership anytime?", "yes, with a month's notice", "Gym membership"),
+        ("can i get to my locker early in the morning?", "yes, from 6am", "Locker"),
+        # A phrasal noun ends with its particle ("make up"), not a place or a time.
+        ("Can we book a make up?", "yes, within the same term", "Make up"),
+    ],
+)
+def test_an_owner_questions_subject_is_read_on_the_parse(question: str, answer: str, topic: str) -> None:
+    """The patterns had filed answers under the question's words up to its verb ("Framing take",
+    "Music have", "Dogs just"); the parse gives the noun phrase asked about (issue 17)."""
+    found = BuiltinExtractor().extract(
+        answer, ctx(business_name="Northgate Leisure", source_kind="owner_answer", question=question)
+    )
+    assert topic in {c.topic for c in found}, [(c.topic, c.statement) for c in found]
+
+
+@pytest.mark.parametrize(
     ("text", "clauses"),
     [
         # "and" before a subject and its verb joins two statements, comma or not.

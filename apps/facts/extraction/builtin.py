@@ -21,12 +21,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from apps.facts.lexical import content_words, stem
 from apps.language.analysis import Token, analyse
 from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import lexical_file, word_classes
+from apps.language.lexicon import counts_beings, lexical_file, word_classes
 from apps.language.shorthand import written_out
 from apps.language.wordlists import words as word_table
 
@@ -302,6 +303,51 @@ def _without_leading_adverbs(vp: str) -> str:
     ):
         cut += 1
     return vp[tokens[cut].start_char - len(subject) :] if 1 < cut < len(tokens) else vp
+
+
+# Where the noun phrase a question asks about stands in its parse, best first ("do you do turkeys"
+# asks about its object, "how long does framing take" about its subject); people and animals ("can
+# beginners go on a trail ride?") are who asks, so the thing after a preposition outranks them.
+_CHUNK_ROLES = {"dobj": 0, "attr": 0, "nsubjpass": 1, "nsubj": 1, "pobj": 2}
+_BEINGS_RANK = 3
+_ASKER_RANK = 4  # the asker's own things ("my unit", "my pup")
+_ASKER_POSSESSIVES = frozenset({"my", "our"})
+_WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+# An auxiliary of do-support or a modal ("does framing take", "can beginners go"): the verb it
+# carries is the question's own verb.
+_QUESTION_AUX = frozenset({"do", "can", "could", "will", "would", "should", "must", "may", "might", "shall"})
+
+
+def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
+    """Whether the patterns' subject phrase of a question is not a noun phrase of it, read on the
+    parse: it holds a pronoun ("Ye do turkeys") or an auxiliary, or the question's own verb with its
+    subject ("Framing take", "Beginners go"), opens with a preposition, ends with an adverb ("Dogs
+    just", "Lockers big enough"), or opens with the question's verb ("Taking bookings"). The tagger
+    misreads casual noun compounds as verbs ("couples massage", "team building"), so a verb alone is
+    no evidence; a verb with its subject and the question's auxiliary is."""
+    at = question.lower().find(phrase.lower()) if phrase else -1
+    if at < 0:
+        return False
+    inside = {t.i for t in analysis.tokens if at <= t.start_char < at + len(phrase) and not t.is_punct}
+    words = [t for t in analysis.tokens if t.i in inside]
+    if not words:
+        return False
+
+    def asked_verb(verb: Token) -> bool:
+        children = [t for t in analysis.tokens if t.head == verb.i and t.i != verb.i]
+        has_subject = any(t.dep in ("nsubj", "nsubjpass") and t.i in inside for t in children)
+        return has_subject and any(t.dep == "aux" and t.lemma in _QUESTION_AUX for t in children)
+
+    return (
+        any(t.pos == "PRON" or (t.pos == "AUX" and t.lemma in _QUESTION_AUX) for t in words)
+        # A verb, or the sentence's root whatever its tag ("how long does framing take": "take" read
+        # as a noun).
+        or any((t.pos in ("VERB", "AUX") or t.dep == "ROOT") and asked_verb(t) for t in words)
+        or all(t.pos in ("VERB", "AUX") for t in words)
+        or words[0].pos in ("ADP", "PART")
+        or words[-1].pos == "ADV"
+        or (words[0].tag == "VBG" and words[0].dep == "ROOT")
+    )
 
 
 @dataclass
@@ -1510,12 +1556,60 @@ class _Run:
         and the car parking fee are two subjects, and neither retires the other.
         """
         q = self._question(question)
+        q = self.parsed_subject(question, q)
         if q.aspect in _QUALIFIABLE_ASPECTS or q.aspect.endswith(" fee"):
             named = {_plain_word(w) for w in re.findall(r"[\w'-]+", f"{q.topic} {q.aspect}")}
             extra = [w for w in re.findall(r"[\w'-]+", q.phrase) if _plain_word(w) not in named]
             if extra and len(extra) <= 3 and topic_key(q.topic) != topic_key(q.phrase):
                 q.aspect = f"{q.aspect}: {' '.join(extra).lower()}"
         return q
+
+    def parsed_subject(self, question: str, q: _Q) -> _Q:
+        """The question's subject read on the parse where the patterns' phrase is not a noun phrase
+        ("how long does framing take" had filed the answer under "Framing take", "do ye do turkeys"
+        under "Ye do turkeys", "can I cancel the club anytime" under "Club anytime"): the noun phrase the question
+        asks about, by its place in the parse (an object first, then a subject, then the object of a
+        preposition; the asker's own things ("my unit") last). Kept as it was when the parse offers no
+        noun phrase, or the phrase is a name the patterns chose (Opening hours, Pets)."""
+        on = self.context.learned_on
+        analysis = analyse(question, base_date=on)
+        if not _misread_phrase(q.phrase, question, analysis):
+            return q
+        chunk = self.asked_chunk(analysis)
+        if not chunk or topic_key(chunk) == topic_key(q.phrase):
+            return q
+        q.topic, q.phrase = self.topic(chunk), chunk
+        return q
+
+    def asked_chunk(self, analysis: Any) -> str:
+        """The noun phrase a question asks about, by its role in the parse, or "". Pronouns, wh-words,
+        dates and times ("at night": WordNet's time nouns) and the business itself are never it."""
+        dated = [(m.start_char, m.end_char) for m in analysis.dates]
+        ranked = []
+        for chunk in analysis.noun_chunks:
+            words = [t for t in analysis.tokens if chunk.start_char <= t.start_char < chunk.end_char]
+            # Its words after the determiners and possessives ("my unit" -> "unit").
+            lead = next((k for k, t in enumerate(words) if t.pos != "DET" and t.tag != "PRP$"), len(words))
+            after = next((t for t in analysis.tokens if t.i == words[-1].i + 1), None)
+            if after is not None and after.dep == "prt":  # "money off": the particle is its meaning
+                words = [*words, after]
+            text = clean_np(" ".join(t.text for t in words[lead:]))
+            if (
+                not text
+                or chunk.is_pronoun
+                or any(t.tag in _WH_TAGS for t in words)
+                or any(a <= chunk.start_char < b for a, b in dated)
+                or lexical_file(chunk.head) == "noun.time"
+                or self.is_self(chunk.text)
+            ):
+                continue
+            rank = _CHUNK_ROLES.get(chunk.dep, len(_CHUNK_ROLES))
+            if words[0].lemma in _ASKER_POSSESSIVES and words[0].tag == "PRP$":
+                rank = max(rank, _ASKER_RANK)
+            elif chunk.dep.startswith("nsubj") and counts_beings(chunk.head):
+                rank = max(rank, _BEINGS_RANK)
+            ranked.append((rank, chunk.start_char, text))
+        return min(ranked)[2] if ranked else ""
 
     def _question(self, question: str) -> _Q:
         q = re.sub(

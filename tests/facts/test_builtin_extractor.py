@@ -412,6 +412,31 @@ def test_an_owner_questions_subject_is_read_on_the_parse(question: str, answer: 
 
 
 @pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # A pronoun is the question's subject, not part of a name ("They're free").
+        ("Do you charge for lockers?", "no, theyre free now, just bring a padlock", {("Lockers", "free")}),
+        # The subject nearest the price, not the clause before it ("Yeah we're fully insured too").
+        (
+            None,
+            "Yeah we're fully insured too, a boiler service is usually about £90",
+            {("Boiler service", "£90")},
+        ),
+        # An adverb before the participle is not part of the subject ("Helmets are always").
+        (None, "Helmets are always included.", {("Helmets", "yes")}),
+    ],
+)
+def test_a_statements_subject_is_read_on_the_parse_when_the_words_are_no_name(
+    question: str | None, text: str, expected: set[tuple[str, str]]
+) -> None:
+    kind = "owner_answer" if question else "website"
+    found = BuiltinExtractor().extract(
+        text, ctx(business_name="Northgate Leisure", source_kind=kind, question=question)
+    )
+    assert {(c.topic, c.value) for c in found} == expected, [(c.topic, c.value, c.statement) for c in found]
+
+
+@pytest.mark.parametrize(
     ("text", "clauses"),
     [
         # "and" before a subject and its verb joins two statements, comma or not.

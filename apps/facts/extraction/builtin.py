@@ -211,15 +211,22 @@ def _variant_words(variant: str, on: date) -> str:
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:
-    """One candidate per subject and validity window (a list of dated hours gives one per day)."""
-    seen: set[tuple[str, str, date | None, date | None]] = set()
+    """One candidate per subject and validity window (a list of dated hours gives one per day). A
+    later one whose statement says all the kept one says and more (an owner's whole answer beside a
+    detail read from it) lends the kept one its statement: the owner's words are not lost."""
+    seen: dict[tuple[str, str, date | None, date | None], int] = {}
     out: list[Candidate] = []
     for cand in cands:
         key = (topic_key(cand.topic), cand.aspect.lower(), cand.valid_from, cand.valid_to)
-        if key in seen:
+        if key not in seen:
+            seen[key] = len(out)
+            out.append(cand)
             continue
-        seen.add(key)
-        out.append(cand)
+        kept = out[seen[key]]
+        if content_words(cand.statement) > content_words(kept.statement):
+            out[seen[key]] = kept.model_copy(
+                update={"statement": cand.statement, "value": kept.value or cand.value}
+            )
     return out
 
 
@@ -318,6 +325,12 @@ _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 _QUESTION_AUX = frozenset({"do", "can", "could", "will", "would", "should", "must", "may", "might", "shall"})
 
 
+def _trailing_adverb(token: Token) -> bool:
+    """An adverb ending a would-be name ("Dogs just", "Club anytime"), unless the dictionary knows
+    the word as a noun: the tagger reads unfamiliar nouns in fragments as adverbs ("lockout")."""
+    return token.pos == "ADV" and "NOUN" not in word_classes(token.text)
+
+
 def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
     """Whether the patterns' subject phrase of a question is not a noun phrase of it, read on the
     parse: it holds a pronoun ("Ye do turkeys") or an auxiliary, or the question's own verb with its
@@ -339,14 +352,34 @@ def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
         return has_subject and any(t.dep == "aux" and t.lemma in _QUESTION_AUX for t in children)
 
     return (
-        any(t.pos == "PRON" or (t.pos == "AUX" and t.lemma in _QUESTION_AUX) for t in words)
+        any(
+            (t.pos == "PRON" and t.tag != "PRP$") or (t.pos == "AUX" and t.lemma in _QUESTION_AUX)
+            for t in words
+        )
         # A verb, or the sentence's root whatever its tag ("how long does framing take": "take" read
         # as a noun).
         or any((t.pos in ("VERB", "AUX") or t.dep == "ROOT") and asked_verb(t) for t in words)
         or all(t.pos in ("VERB", "AUX") for t in words)
         or words[0].pos in ("ADP", "PART")
-        or words[-1].pos == "ADV"
+        or _trailing_adverb(words[-1])
         or (words[0].tag == "VBG" and words[0].dep == "ROOT")
+    )
+
+
+def _misread_statement_words(raw: str, clause: str, analysis: Any) -> bool:
+    """Whether the words a statement's patterns took for its subject are not a noun phrase, read on
+    the parse (see ``_Run.parsed_clause_subject``)."""
+    at = clause.find(raw)
+    if at < 0:
+        return False
+    words = [t for t in analysis.tokens if at <= t.start_char < at + len(raw) and not t.is_punct]
+    if not words:
+        return False
+    return (
+        any(t.pos == "PRON" and t.tag != "PRP$" for t in words)  # not "our" in "our chefs"
+        or words[0].pos in ("SCONJ", "INTJ")
+        or words[0].tag in _WH_TAGS
+        or _trailing_adverb(words[-1])
     )
 
 
@@ -828,6 +861,8 @@ class _Run:
             if raw.lower() != "free"
             else ""
         )
+        if raw and clean_np(raw):
+            raw = self.parsed_clause_subject(raw, clause)
         if not raw or not clean_np(raw):
             if label and not CONTEXT_LABEL.search(label) and not parse_days(label):
                 return _Subject(self.topic(label), display_np(label), True)
@@ -865,6 +900,31 @@ class _Run:
         if found.topic:
             self.last = found
         return found
+
+    def parsed_clause_subject(self, raw: str, clause: str) -> str:
+        """The words before a clause's predicate, or its subject read on the parse where those words
+        are not a noun phrase: they hold a pronoun ("they're free", "nah we"), open with a
+        conjunction or a wh-word ("if you prepay 12 months") or end with an adverb. (A verb in them
+        is no evidence: the tagger reads noun compounds as verbs, "day pass", "comforters fit".)
+        Then the subject is the clause's subject in those words ("it" for a pronoun, "we" for
+        the business: the caller then takes the question's or the last subject)."""
+        analysis = analyse(clause, base_date=self.context.learned_on)
+        if not _misread_statement_words(raw, clause, analysis):
+            return raw
+        # The subject nearest the predicate the patterns found ("we're licensed gas fitters too, a
+        # gas cooktop install (is $250)": the install).
+        at = clause.find(raw)
+        subjects = [
+            c
+            for c in analysis.noun_chunks
+            if c.dep.startswith("nsubj") and at <= c.start_char < at + len(raw)
+        ]
+        if not subjects:
+            return raw  # no subject of its own (an imperative: "Arrive 15 minutes early"): as it was
+        chunk = subjects[-1]
+        if chunk.is_pronoun:
+            return "we" if self.is_self(chunk.text) and chunk.head in ("we", "i") else "it"
+        return chunk.text
 
     def describes(self, raw: str) -> bool:
         """Whether the words before a labelled line's price describe the label's thing rather than
@@ -1199,7 +1259,7 @@ class _Run:
             return [_Det(self.topic(phrase), "availability", "no" if negated else "yes", template)]
         m = PASSIVE.match(c)
         if m:
-            obj = m.group("obj")
+            obj = self.parsed_clause_subject(m.group("obj"), c)  # "bed linen is always (included)"
             if re.fullmatch(r"(?i)it|they|this|that|these|those", obj.strip()):
                 if hint is None or not hint.topic:
                     return []
@@ -1343,6 +1403,7 @@ class _Run:
         if not topic:
             m = PREDICATE.search(body)
             raw = LEAD.sub("", body[: m.start()]) if m else ""
+            raw = self.parsed_clause_subject(raw, body) if raw.strip() else raw
             named = raw.strip() and not self.is_self(raw) and not PERSON.match(raw.strip())
             if named and 0 < len(clean_np(raw).split()) <= 4:
                 topic = self.topic(raw)

@@ -42,6 +42,7 @@ __all__ = [
     "event_verb",
     "is_available",
     "lexical_file",
+    "sense_mates",
     "synonym_head",
     "verify_data",
     "word_classes",
@@ -382,3 +383,22 @@ def time_noun(adjective: str) -> str | None:
     }
     close = sorted(n for n in nouns if len(n) < len(adjective) and adjective[: len(n) - 1] == n[:-1])
     return close[0] if close else None
+
+
+@lru_cache(maxsize=16384)
+@_serialised
+def sense_mates(noun: str) -> tuple[str, ...]:
+    """The other one-word names WordNet gives a noun's commonest sense, where it is theirs too
+    ("zucchini" -> "courgette", "diaper" -> "nappy"): words a business may write for the thing a
+    visitor names. Empty
+    when WordNet lacks the noun or cannot be loaded. A candidate, not a synonym: the caller keeps one
+    only where a business writes it (retrieval's synonym repair)."""
+    first = _commonest_sense(noun)
+    if first is None:
+        return ()
+    names = (lemma.name().lower() for lemma in first.lemmas())
+    # Only a name whose own commonest sense is this one: "bill" (a draft law first) would otherwise
+    # be searched as "measure", and "fight" as "engagement".
+    return tuple(
+        n for n in dict.fromkeys(names) if n != noun and n.isalpha() and _commonest_sense(n) == first
+    )

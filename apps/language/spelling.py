@@ -35,6 +35,7 @@ from typing import Any
 
 from symspellpy import SymSpell, Verbosity
 
+from apps.language.lexicon import sense_mates
 from apps.language.pipeline import nlp
 
 __all__ = ["ENGLISH_MIN_COUNT", "Correction", "Speller", "english_words", "max_edits", "splice"]
@@ -256,6 +257,36 @@ class Speller:
                 edits.append((token.idx, token.idx + len(token.text), replacement))
                 corrections.append((token.text, replacement))
             index += 1
+        if not edits:
+            return Correction(text)
+        return Correction(splice(text, edits), tuple(corrections))
+
+    def in_own_words(self, text: str) -> Correction:
+        """``text`` with each noun the business never writes replaced by a name WordNet gives the
+        same sense that it does write ("price of zucchini" -> "price of courgette" for a shop that
+        writes "Courgettes", "diapers" -> "nappy"). Words the business writes, stop words and words
+        under four letters stay."""
+        doc = nlp().tokenizer(text)
+        edits: list[tuple[int, int, str]] = []
+        corrections: list[tuple[str, str]] = []
+        for token in doc:
+            lower = token.lower_
+            if not self._correctable(token) or token.is_stop or len(lower) < _MIN_CORRECTABLE:
+                continue
+            if lower in self._known or _lemmas(lower) & self._known:
+                continue
+            mate = next(
+                (
+                    m
+                    for lemma in sorted(_lemmas(lower) | {lower})
+                    for m in sense_mates(lemma)
+                    if m in self._known
+                ),
+                None,
+            )
+            if mate is not None:
+                edits.append((token.idx, token.idx + len(token.text), _match_case(token.text, mate)))
+                corrections.append((token.text, mate))
         if not edits:
             return Correction(text)
         return Correction(splice(text, edits), tuple(corrections))

@@ -3,7 +3,8 @@ answerer receives. Each step is measured, logged and switchable (RetrievalOption
 
 1. two passes: the message alone, and the message blended with recent turns; a message whose own best
    match reaches the "new question" threshold keeps reserved places for its own results;
-2. repair: below the repair threshold, misspellings are corrected against the business's vocabulary;
+2. repair: below the repair threshold, misspellings are corrected against the business's vocabulary,
+   and a noun the business never writes is searched again under a name of the same sense it does;
 3. kind of fact (seed 003): "prices", "opening hours"... searched on its own, with a reserved place;
 4. keyword: Postgres full text, when the message carries exact identifiers (or when enabled);
 5. diversity: a pool of four times the final count, at most three pieces from one topic;
@@ -83,6 +84,10 @@ class RetrievalOptions:
     contextual_discount: float = 0.25
     contextual_slope: float = 0.75
     repair: bool = True
+    # A noun the business never writes, searched again under a name WordNet gives its sense that the
+    # business does write ("zucchini" at a shop that writes "courgettes"); kept only when it matches
+    # better, like spelling repair.
+    synonyms: bool = True
     kind_leg: bool = True
     kind_slots: int = 1
     # A question that names its day ("on 20 May", "next Monday") keeps a place for the best piece
@@ -115,10 +120,10 @@ class Hit:
         return max(self.scores.values()) if self.scores else 0.0
 
     def rank_score(self, contextual_discount: float) -> float:
-        """The score that orders candidates: the message's own similarity (or its repaired form's),
+        """The score that orders candidates: the message's own similarity (or its repaired forms'),
         the blended pass's discounted, and keyword coverage. The kind-of-fact leg is not on this scale
         (a one-word query matches headings strongly) and acts only through its reserved place."""
-        own = [self.scores.get(leg, -1.0) for leg in ("message", "repaired", "keyword")]
+        own = [self.scores.get(leg, -1.0) for leg in ("message", "repaired", "own words", "keyword")]
         return max(*own, self.scores.get("contextual", -1.0) - contextual_discount)
 
 
@@ -340,6 +345,7 @@ def retrieve(
     search = _Search.begin(options or RetrievalOptions(), on=on, audience=audience)
     own = _search_message(search, message, query_vector)
     _repair_spelling(search, own)
+    _repair_words(search, own)
     _search_with_conversation(search, own, history)
     kind, kind_ids = _search_kind(search, own.repaired or message)
     # An offer is in force only for a while: a question about offers asks what is on today.
@@ -516,6 +522,37 @@ def _repair_spelling(search: _Search, own: _Own) -> None:
         if top > own.top:
             own.ids, own.top = ids, top
     search.lap("repair")
+
+
+def _repair_words(search: _Search, own: _Own) -> None:
+    """2b. The message in the business's own words: a noun it never writes replaced by a name of the
+    same sense that it does (the language layer's WordNet). The MiniLM embedding puts "diapers" far
+    from "nappies"; the replaced pass scores only pieces that write a word swapped in, and replaces
+    the message's own results only when it matches better (decision 0033)."""
+    if not search.opts.synonyms:
+        return
+    swapped = _vocabulary(search.index).in_own_words(own.question)
+    if swapped.changed:
+        vector = embedding.embed_query(swapped.text)
+        written = {stem(word) for _, word in swapped.corrections}
+        # Only pieces that write a word swapped in: the swap was made to reach them, and elsewhere it
+        # only moves the query ("change my ticket" searched as an "alteration").
+        found = [
+            (p, score)
+            for p, score in _vector_search(
+                vector,
+                generation=search.generation,
+                audience=search.audience,
+                on=search.on,
+                limit=search.pool,
+            )
+            if written & content_words(f"{p.title} {p.text}")
+        ]
+        ids = search.add("own words", swapped.text, found)
+        top = search.best("own words", ids)
+        if top > own.top:
+            own.ids, own.top = ids, top
+    search.lap("own_words")
 
 
 def _search_with_conversation(search: _Search, own: _Own, history: Sequence[str]) -> None:

@@ -262,3 +262,12 @@ def test_a_closer_common_word_that_is_a_form_of_a_business_word_is_the_correctio
     # A closer common word unrelated to the business still blocks: the writer may have typed a name.
     bakery = repair_speller(["We bake sourdough and rye. Cakes need 48 hours notice."])
     assert bakery.correct("is Mika in today").text == "is Mika in today"
+
+
+def test_a_noun_the_business_never_writes_becomes_its_word_for_the_same_thing() -> None:
+    speller = repair_speller(["Courgettes, per kg: $7.", "Plus nappies and wipes.", "Peaches per kg $8."])
+    assert speller.in_own_words("price of zucchini?").text == "price of courgette?"
+    assert speller.in_own_words("bring my own diapers?").text == "bring my own nappy?"
+    # Words the business writes, and nouns with no name it writes, stay.
+    assert not speller.in_own_words("how much are peaches").changed
+    assert not speller.in_own_words("do you sell eggplant?").changed

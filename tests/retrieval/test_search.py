@@ -335,6 +335,35 @@ def test_a_misspelt_word_is_repaired_even_when_the_rest_matches_well(business):
     assert "manners" in result.log["repaired"].lower()
 
 
+def test_a_noun_the_business_never_writes_is_searched_in_its_own_words(business):
+    """ "do I need to bring diapers?" at a nursery that writes "nappies": the embedding puts the two far
+    apart, and the fees line that says nappies are included was not retrieved. The question is
+    searched again with a name WordNet gives the same sense that the business writes."""
+    with topics_batched():
+        for topic, statement in [
+            (
+                "Fees",
+                "All fees include breakfast, hot lunch and snacks, plus nappies, wipes and nappy cream.",
+            ),
+            ("Closure days", "Fees are not charged for closure days."),
+            ("Contact", "Call us on 0161 496 0000."),
+            ("Location", "We are at 14 Elm Road, next to the park."),
+            ("Vegan meals", "Our cook makes vegan, halal and allergy-safe meals fresh on site."),
+            ("Outdoor play", "Children play outside every day: bring wellies and a waterproof."),
+            ("Settling in", "Two free settling-in sessions before your child starts."),
+        ]:
+            owner_fact_add(topic=topic, statement=statement, aspect="detail")
+    question = "do I have to bring my own diapers?"
+    plain = retrieve(question, on=TODAY, options=RetrievalOptions(synonyms=False))
+    result = retrieve(question, on=TODAY)
+    own_words = [v for v in result.log["variants"] if v["leg"] == "own words"]
+    assert own_words and "nappy" in own_words[0]["query"]
+    assert own_words[0]["candidates"][0]["topic"] == "Fees"
+    assert "nappies" in result.hits[0].text, [h.text for h in result.hits]
+    assert "nappies" not in plain.hits[0].text, [h.text for h in plain.hits]
+    assert result.top_similarity > plain.top_similarity
+
+
 def test_a_question_about_offers_keeps_what_is_on_for_a_while(kb):
     """An offer is in force only for a while and need not call itself one ("Autumn loyalty week: a free
     coffee with any loaf"): a question about offers keeps a place for what is temporary that day."""

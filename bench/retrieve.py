@@ -469,7 +469,7 @@ def measure_size(
 
     latencies: dict[str, list[float]] = {name: [] for name in [*configs, "full text only"]}
     steps: dict[str, list[float]] = {}
-    legs = {"repair": 0, "contextual": 0, "kind": 0, "keyword": 0}
+    legs = {"repair": 0, "own_words": 0, "contextual": 0, "kind": 0, "keyword": 0}
     kept = []
     variants = [*configs, "full text only"]
     for n, (message, history) in enumerate(queries):
@@ -615,6 +615,8 @@ def run(ctx: Context) -> Section:
         "embed_message",
         "search_message",
         "repair",
+        "own_words_check",
+        "own_words",
         "contextual",
         "kind",
         "keyword",

@@ -320,9 +320,12 @@ _BEINGS_RANK = 3
 _ASKER_RANK = 4  # the asker's own things ("my unit", "my pup")
 _ASKER_POSSESSIVES = frozenset({"my", "our"})
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
-# An auxiliary of do-support or a modal ("does framing take", "can beginners go"): the verb it
-# carries is the question's own verb.
-_QUESTION_AUX = frozenset({"do", "can", "could", "will", "would", "should", "must", "may", "might", "shall"})
+
+
+def _question_aux(token: Token) -> bool:
+    """An auxiliary of do-support or a modal ("does framing take", "can beginners go"): the verb it
+    carries is the question's own verb. By the tagger (MD) and the lemma, not a list of words."""
+    return token.tag == "MD" or (token.pos == "AUX" and token.lemma == "do")
 
 
 def _trailing_adverb(token: Token) -> bool:
@@ -349,13 +352,10 @@ def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
     def asked_verb(verb: Token) -> bool:
         children = [t for t in analysis.tokens if t.head == verb.i and t.i != verb.i]
         has_subject = any(t.dep in ("nsubj", "nsubjpass") and t.i in inside for t in children)
-        return has_subject and any(t.dep == "aux" and t.lemma in _QUESTION_AUX for t in children)
+        return has_subject and any(t.dep == "aux" and _question_aux(t) for t in children)
 
     return (
-        any(
-            (t.pos == "PRON" and t.tag != "PRP$") or (t.pos == "AUX" and t.lemma in _QUESTION_AUX)
-            for t in words
-        )
+        any((t.pos == "PRON" and t.tag != "PRP$") or _question_aux(t) for t in words)
         # A verb, or the sentence's root whatever its tag ("how long does framing take": "take" read
         # as a noun).
         or any((t.pos in ("VERB", "AUX") or t.dep == "ROOT") and asked_verb(t) for t in words)

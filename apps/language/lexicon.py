@@ -390,15 +390,14 @@ def time_noun(adjective: str) -> str | None:
 def sense_mates(noun: str) -> tuple[str, ...]:
     """The other one-word names WordNet gives a noun's commonest sense, where it is theirs too
     ("zucchini" -> "courgette", "diaper" -> "nappy"): words a business may write for the thing a
-    visitor names. Empty
-    when WordNet lacks the noun or cannot be loaded. A candidate, not a synonym: the caller keeps one
-    only where a business writes it (retrieval's synonym repair)."""
+    visitor names. Empty when WordNet lacks the noun or cannot be loaded. A candidate, not a synonym:
+    the caller keeps one only where a business writes it (retrieval's own-words step)."""
     first = _commonest_sense(noun)
     if first is None:
         return ()
     names = (lemma.name().lower() for lemma in first.lemmas())
     # Only a name whose own commonest sense is this one: "bill" (a draft law first) would otherwise
-    # be searched as "measure", and "fight" as "engagement".
+    # be searched as "measure".
     return tuple(
         n for n in dict.fromkeys(names) if n != noun and n.isalpha() and _commonest_sense(n) == first
     )

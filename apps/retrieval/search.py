@@ -3,8 +3,9 @@ answerer receives. Each step is measured, logged and switchable (RetrievalOption
 
 1. two passes: the message alone, and the message blended with recent turns; a message whose own best
    match reaches the "new question" threshold keeps reserved places for its own results;
-2. repair: below the repair threshold, misspellings are corrected against the business's vocabulary,
-   and a noun the business never writes is searched again under a name of the same sense it does;
+2. repair: below the repair threshold, misspellings are corrected against the business's vocabulary;
+   and on any turn a noun the business never writes is searched again under a name of the same sense
+   that it does (decision 0033);
 3. kind of fact (seed 003): "prices", "opening hours"... searched on its own, with a reserved place;
 4. keyword: Postgres full text, when the message carries exact identifiers (or when enabled);
 5. diversity: a pool of four times the final count, at most three pieces from one topic;

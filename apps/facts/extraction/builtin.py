@@ -334,6 +334,15 @@ def _trailing_adverb(token: Token) -> bool:
     return token.pos == "ADV" and "NOUN" not in word_classes(token.text)
 
 
+def _words_of_span(phrase: str, text: str, analysis: Any) -> list[Token]:
+    """The tokens of ``analysis`` (the parse of ``text``) that spell ``phrase`` where it first
+    stands in ``text``, without punctuation; none when it is not there."""
+    at = text.lower().find(phrase.lower()) if phrase else -1
+    if at < 0:
+        return []
+    return [t for t in analysis.tokens if at <= t.start_char < at + len(phrase) and not t.is_punct]
+
+
 def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
     """Whether the patterns' subject phrase of a question is not a noun phrase of it, read on the
     parse: it holds a pronoun ("Ye do turkeys") or an auxiliary, or the question's own verb with its
@@ -341,13 +350,10 @@ def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
     just", "Lockers big enough"), or opens with the question's verb ("Taking bookings"). The tagger
     misreads casual noun compounds as verbs ("couples massage", "team building"), so a verb alone is
     no evidence; a verb with its subject and the question's auxiliary is."""
-    at = question.lower().find(phrase.lower()) if phrase else -1
-    if at < 0:
-        return False
-    inside = {t.i for t in analysis.tokens if at <= t.start_char < at + len(phrase) and not t.is_punct}
-    words = [t for t in analysis.tokens if t.i in inside]
+    words = _words_of_span(phrase, question, analysis)
     if not words:
         return False
+    inside = {t.i for t in words}
 
     def asked_verb(verb: Token) -> bool:
         children = [t for t in analysis.tokens if t.head == verb.i and t.i != verb.i]
@@ -369,10 +375,7 @@ def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
 def _misread_statement_words(raw: str, clause: str, analysis: Any) -> bool:
     """Whether the words a statement's patterns took for its subject are not a noun phrase, read on
     the parse (see ``_Run.parsed_clause_subject``)."""
-    at = clause.find(raw)
-    if at < 0:
-        return False
-    words = [t for t in analysis.tokens if at <= t.start_char < at + len(raw) and not t.is_punct]
+    words = _words_of_span(raw, clause, analysis)
     if not words:
         return False
     return (
@@ -913,12 +916,8 @@ class _Run:
             return raw
         # The subject nearest the predicate the patterns found ("we're licensed gas fitters too, a
         # gas cooktop install (is $250)": the install).
-        at = clause.find(raw)
-        subjects = [
-            c
-            for c in analysis.noun_chunks
-            if c.dep.startswith("nsubj") and at <= c.start_char < at + len(raw)
-        ]
+        starts = {t.start_char for t in _words_of_span(raw, clause, analysis)}
+        subjects = [c for c in analysis.noun_chunks if c.dep.startswith("nsubj") and c.start_char in starts]
         if not subjects:
             return raw  # no subject of its own (an imperative: "Arrive 15 minutes early"): as it was
         chunk = subjects[-1]
@@ -1628,10 +1627,11 @@ class _Run:
     def parsed_subject(self, question: str, q: _Q) -> _Q:
         """The question's subject read on the parse where the patterns' phrase is not a noun phrase
         ("how long does framing take" had filed the answer under "Framing take", "do ye do turkeys"
-        under "Ye do turkeys", "can I cancel the club anytime" under "Club anytime"): the noun phrase the question
-        asks about, by its place in the parse (an object first, then a subject, then the object of a
-        preposition; the asker's own things ("my unit") last). Kept as it was when the parse offers no
-        noun phrase, or the phrase is a name the patterns chose (Opening hours, Pets)."""
+        under "Ye do turkeys", "can I cancel the club anytime" under "Club anytime"): the noun
+        phrase the question asks about, by its place in the parse (an object first, then a subject,
+        then the object of a preposition; the asker's own things ("my unit") last). Kept as it was
+        when the parse offers no noun phrase, or the phrase is a name the patterns chose (Opening
+        hours, Pets)."""
         on = self.context.learned_on
         analysis = analyse(question, base_date=on)
         if not _misread_phrase(q.phrase, question, analysis):

@@ -44,6 +44,7 @@ __all__ = [
     "lexical_file",
     "sense_mates",
     "synonym_head",
+    "verb_senses",
     "verify_data",
     "word_classes",
 ]
@@ -252,6 +253,18 @@ def co_hyponyms(a: str, b: str) -> bool:
         default=None,
     )
     return distance is not None and distance <= MAX_KIN_DISTANCE
+
+
+@lru_cache(maxsize=4096)
+@_serialised
+def verb_senses(verb: str) -> int | None:
+    """How many senses WordNet gives a verb ("expire" 3, "come" 21): a light, general verb has many
+    and says little on its own; None when WordNet lacks it or cannot be loaded."""
+    try:
+        senses = _wordnet().synsets(verb.replace(" ", "_"), pos="v")
+    except LexiconError:
+        return None
+    return len(senses) or None
 
 
 @lru_cache(maxsize=4096)

@@ -31,6 +31,12 @@ def test_synonyms_kinds_and_unknown_words_are_not(a, b):
     assert not lexicon.co_hyponyms(a, b)
 
 
+def test_specific_verbs_have_few_senses_and_light_verbs_many():
+    assert lexicon.verb_senses("expire") <= 6 < lexicon.verb_senses("come")
+    assert lexicon.verb_senses("shrink") <= 6 < lexicon.verb_senses("take")
+    assert lexicon.verb_senses("zzzblorf") is None
+
+
 def test_a_changed_data_file_is_refused_with_a_clear_message(tmp_path):
     source = lexicon._package_folder()
     for name in lexicon._pins()["files"]:

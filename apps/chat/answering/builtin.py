@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from apps.chat.answering.base import (
@@ -51,7 +51,7 @@ from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import lexical_file
+from apps.language.lexicon import counts_beings, lexical_file, verb_senses
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
@@ -471,6 +471,14 @@ class _Fact:
     @property
     def closed_days(self) -> set[int]:
         return {d for c in self.clauses if c.polarity == "closed" for d in c.days}
+
+    @cached_property
+    def weekly_days(self) -> set[int]:
+        """The weekdays the statement names as days of the week, not as the day a calendar date falls
+        on ("closed from 24 Dec to 2 Jan, back on Monday 3 Jan" names no closed Monday)."""
+        if not _DATE_RE.search(self.statement):
+            return set(range(7))  # no calendar date to read (most facts): every weekday named counts
+        return _weekly_days(self)
 
 
 _STATE_ORDER = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}
@@ -1206,6 +1214,32 @@ def _the_premises(chunk: Any, analysis: Any) -> bool:
     )
 
 
+def _what_it_does(analysis: Any) -> set[str]:
+    """The verb a question asks of a thing ("do gift cards expire?"): the root verb with no object,
+    whose subject is a thing, not a pronoun, a person or an animal ("can my puppy come?" asks whether
+    the puppy is welcome, which a fact says in other words), and a specific verb, not a general one
+    ("does the bus stop here?"). A fact that bears on it says it too; one that only names the thing
+    does not."""
+    root = next((t for t in analysis.tokens if t.dep == "ROOT"), None)
+    if root is None or root.pos != "VERB" or root.lemma in ("be", "have", "do", "get"):
+        return set()
+    children = [t for t in analysis.tokens if t.head == root.i and t.i != root.i]
+    if any(t.dep in ("dobj", "attr", "acomp", "xcomp", "ccomp") for t in children):
+        return set()
+    subjects = [t for t in children if t.dep in ("nsubj", "nsubjpass")]
+    if len(subjects) != 1 or subjects[0].pos not in ("NOUN", "PROPN"):
+        return set()
+    if counts_beings(subjects[0].lemma) is not False:
+        return set()
+    senses = verb_senses(root.lemma)
+    return {root.lemma} if senses is not None and senses <= _SPECIFIC_VERB_SENSES else set()
+
+
+# A verb with at most this many WordNet senses names one happening ("expire" 3, "shrink" 5), which a
+# fact on it names too; a more general one ("come" 21, "stop" 11) is said in other words as often.
+_SPECIFIC_VERB_SENSES = 6
+
+
 def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -> _Reply | None:
     """The facts that bear on a yes/no question nothing settles (issue 17, item 5: the unknown reply
     only when no kept fact bears on the question): every word of what is asked is in the fact's
@@ -1217,6 +1251,7 @@ def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -
         # "Is the sourdough gluten free?" asks about its subject: the subject's head must be in the
         # fact too, or any free thing would bear on it.
         asked |= {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in ("there",)}
+    asked |= _what_it_does(analysis)
     if not asked or not facts:
         return None
     bearing = []
@@ -1459,10 +1494,14 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     best_words = max(w for _t, w, _f in scored)
     # When some fact shares words with the question, a fact that only shares the kind ("hours") is
     # about something else ("Check-out is by 11am" for "What time is check-in?").
+    # A question that names nothing but the kind of detail it wants ("Where is your shop?": "shop" is
+    # any business's word) is answered by that kind, whatever else shares its words.
+    kind_only = not subject and q.focus is not None
     picked = [
         f
         for total, words, f in scored
-        if total >= 0.6 * best_total and (best_words <= 0 or words >= 0.35 * best_words)
+        if (kind_only and q.focus in f.concepts)
+        or (total >= 0.6 * best_total and (best_words <= 0 or words >= 0.35 * best_words))
     ][:limit]
     # A number the question gives says which one too ("45 min lesson" among 30/45/60-minute ones),
     # unless it is part of a date ("if I enrol on September 10").
@@ -1768,13 +1807,36 @@ def _dated_on(q: _Question, facts: list[_Fact], polarity: str) -> tuple[_Fact, b
             c.polarity == polarity and not (c.days and c.days & _weekly_days(f)) for c in f.clauses
         ):
             continue
-        start, end = _fact_window(f, first.year)
+        start, end = _within_stated(f, _fact_window(f, first.year))
         if start is None and end is None:
             continue
         if (start is None or start <= last) and (end is None or first <= end):
             whole = (start is None or start <= first) and (end is None or last <= end)
             return f, whole
     return None
+
+
+def _within_stated(f: _Fact, window: tuple[date | None, date | None]) -> tuple[date | None, date | None]:
+    """A fact's window narrowed to the range its statement names, when that range lies inside it: the
+    fact may be worth saying for longer than what it states holds ("closed from 24 dec to 2 jan, back
+    on monday 3rd jan" is kept until the 3rd, the day it tells of, but closed only to the 2nd)."""
+    start, end = window
+    if start is None or end is None:
+        return window
+    said_from, said_to = _statement_window(f)
+    if said_from is None or said_to is None or said_to <= said_from:
+        return window
+    return (said_from, said_to) if start <= said_from and said_to <= end else window
+
+
+def _misses_period(q: _Question, f: _Fact) -> bool:
+    """Whether the days a fact's statement says it holds on lie outside the question's own date
+    ("back on Monday 3 Jan" in force until the 3rd, asked about the 3rd)."""
+    if q.period is None:
+        return False
+    first, last = q.period
+    start, end = _within_stated(f, _fact_window(f, first.year))
+    return (start is not None and last < start) or (end is not None and end < first)
 
 
 def _closed_on_days(q: _Question, facts: list[_Fact]) -> _Reply | None:
@@ -1924,13 +1986,19 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
         # A temporary closure in force ("closed from November 20 to December 5") settles "open now?"
         # (or "open next Monday?", the context rendered for that day) whatever the weekly hours say.
         for f in _ordered(hours):
-            if f.state == "temporary" and any(c.polarity == "closed" and not c.days for c in f.clauses):
+            if (
+                f.state == "temporary"
+                and any(c.polarity == "closed" and not c.days for c in f.clauses)
+                and not (q.dated and _misses_period(q, f))
+            ):
                 return _Reply("answer", [_sentence(f)], [f.id], prefix=no)
     days = q.days
     # The most specific first: "open on Thursdays, til 8:30" says more of a Thursday than "open Tues
     # to Sat" (the state still comes first: a temporary change outranks both).
+    # A weekday that only says which day a calendar date falls on ("back on Monday 3 Jan") decides
+    # nothing about that weekday in general.
     deciding = sorted(
-        (f for f in hours if days & (f.open_days | f.closed_days)),
+        (f for f in hours if days & (f.open_days | f.closed_days) & f.weekly_days),
         key=lambda f: (_STATE_ORDER.get(f.state, 1), len(f.open_days | f.closed_days), f.order),
     )
     if deciding:

@@ -31,7 +31,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -1023,7 +1023,76 @@ def _reply(
         # The rules found no wording that settles it; a fact plainly about what was asked still may.
         closest = _closest_fact_reply(q, question, facts, hints.fact_similarity, business, on)
         reply = closest or reply
+    if reply is not None and reply.used:
+        reply = _with_referenced_amounts(reply, facts)
     return reply, lowercase
+
+
+def _with_referenced_amounts(reply: _Reply, facts: list[_Fact]) -> _Reply:
+    """A fact said in the reply that gives its price by reference ("gluten-free rolls, same price
+    as the white ones") brings the fact that states the amount it refers to, so the visitor reads the
+    figure and not only the comparison."""
+    said = {f.id: f for f in facts if f.id in reply.used}
+    extra = [
+        g for f in said.values() if (g := _referenced_amount(f, facts)) is not None and g.id not in reply.used
+    ]
+    extra = list({g.id: g for g in extra}.values())
+    if not extra:
+        return reply
+    return replace(
+        reply,
+        sentences=reply.sentences + [_sentence(g) for g in extra],
+        used=reply.used + [g.id for g in extra],
+    )
+
+
+def _referenced_amount(f: _Fact, facts: list[_Fact]) -> _Fact | None:
+    """The fact stating the amount a statement refers to instead of stating one: the object of "as"
+    after "same" ("same price as the normal ones", "costs the same as the beef one"), read on the
+    parse. "ones" and "one" point back to the thing the statement is about (the nearest noun before
+    "same"); the fact wanted names that thing, with as many of its qualifiers as can be found, and
+    states an amount. None when the statement states an amount of its own or names no such thing."""
+    if "same" not in f.statement.lower():
+        return None  # the common case, without a parse
+    analysis = analyse(f.statement, base_date=f.rf.learned_at.date())
+    if analysis.amounts:
+        return None
+    tokens = analysis.tokens
+    for same in (t for t in tokens if t.lemma == "same"):
+        holders = {same.i, same.head}
+        as_ = next((t for t in tokens if t.lemma == "as" and t.head in holders and t.i > same.i), None)
+        target = next((t for t in tokens if as_ is not None and t.head == as_.i and t.dep == "pobj"), None)
+        if target is None:
+            continue
+        thing = target
+        if target.lemma == "one" or target.pos == "PRON":
+            thing = next(
+                (t for t in reversed(tokens[: same.i]) if t.pos == "NOUN" and t.dep != "compound"), None
+            )
+        if thing is None:
+            continue
+        wanted = {thing.lemma} | {t.lemma for t in tokens if t.head == thing.i and t.dep == "compound"}
+        best = _naming_most(f, facts, thing.lemma, wanted)
+        if best is not None:
+            return best
+    return None
+
+
+def _naming_most(f: _Fact, facts: list[_Fact], head: str, wanted: set[str]) -> _Fact | None:
+    """Of the other facts that state an amount and name ``head``, the one naming most of ``wanted``
+    (the first of a tie, in the context's order)."""
+    best, best_score = None, 0
+    for g in _ordered(facts):
+        if g.id == f.id or g.state == "upcoming":
+            continue
+        analysis = analyse(f"{g.topic}. {g.statement}", base_date=g.rf.learned_at.date())
+        lemmas = {t.lemma for t in analysis.tokens}
+        if head not in lemmas or not analysis.amounts:
+            continue
+        score = len(wanted & lemmas)
+        if score > best_score:
+            best, best_score = g, score
+    return best
 
 
 def _parts_reply(
@@ -1215,7 +1284,7 @@ def _the_premises(chunk: Any, analysis: Any) -> bool:
 
 
 def _what_it_does(analysis: Any) -> set[str]:
-    """The verb a question asks of a thing ("do gift cards expire?"): the root verb with no object,
+    """The verb a question asks of a thing ("do loyalty points expire?"): the root verb with no object,
     whose subject is a thing, not a pronoun, a person or an animal ("can my puppy come?" asks whether
     the puppy is welcome, which a fact says in other words), and a specific verb, not a general one
     ("does the bus stop here?"). A fact that bears on it says it too; one that only names the thing
@@ -1818,8 +1887,8 @@ def _dated_on(q: _Question, facts: list[_Fact], polarity: str) -> tuple[_Fact, b
 
 def _within_stated(f: _Fact, window: tuple[date | None, date | None]) -> tuple[date | None, date | None]:
     """A fact's window narrowed to the range its statement names, when that range lies inside it: the
-    fact may be worth saying for longer than what it states holds ("closed from 24 dec to 2 jan, back
-    on monday 3rd jan" is kept until the 3rd, the day it tells of, but closed only to the 2nd)."""
+    fact may be worth saying for longer than what it states holds ("closed from 24 Dec to 2 Jan, back
+    on Monday 3 Jan" is kept until the 3rd, the day it tells of, but closed only to the 2nd)."""
     start, end = window
     if start is None or end is None:
         return window

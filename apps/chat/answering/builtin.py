@@ -1048,7 +1048,7 @@ def _with_referenced_amounts(reply: _Reply, facts: list[_Fact]) -> _Reply:
 
 def _referenced_amount(f: _Fact, facts: list[_Fact]) -> _Fact | None:
     """The fact stating the amount a statement refers to instead of stating one: the object of "as"
-    after "same" ("same price as the normal ones", "costs the same as the beef one"), read on the
+    after "same" ("same price as the plain ones", "costs the same as the beef one"), read on the
     parse. "ones" and "one" point back to the thing the statement is about (the nearest noun before
     "same"); the fact wanted names that thing, with as many of its qualifiers as can be found, and
     states an amount. None when the statement states an amount of its own or names no such thing."""
@@ -1261,9 +1261,11 @@ def _asked_lemmas(question: str, on: date, business: str) -> set[str]:
         and not (t.is_stop or t.is_punct)
         and not any(a <= t.start_char < b for a, b in inside + dated)
     }
+    named = {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in own}
     if free:
-        return free
-    return {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in own}
+        # "Do kids eat free?" asks it of kids: a fact that something else is free does not bear on it.
+        return free | named
+    return named
 
 
 def _the_premises(chunk: Any, analysis: Any) -> bool:

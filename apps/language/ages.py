@@ -1,5 +1,6 @@
-"""Ages: the age a question states ("I'm 17", "my 12 year old", "she's 15") and the minimum age a
-fact states ("18+", "must be 16 or over", "ages 14 and up", "minimum age 12").
+"""Ages: the age a question states ("I'm 17", "my 12 year old", "she's 15"), the minimum age a
+fact states ("18+", "must be 16 or over", "ages 14 and up", "minimum age 12") and the ages a row of a
+price list is for ("Pre-school (3-5 yrs)", "Child (5-15 years)", "over 60s", "under 16s").
 
 Hand-written: no library reads ages. The grammar is small and English-only, and a number is an age
 only in these frames, never on its own ("17 of us" is a group, "at 17:00" a time)."""
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MinimumAge", "minimum_age", "stated_age"]
+__all__ = ["MinimumAge", "age_ranges", "minimum_age", "stated_age"]
 
 _AGE = r"(\d{1,2})"
 #: Frames that make a number in a question someone's age.
@@ -29,6 +30,14 @@ _MINIMUM = (
     ),
     re.compile(rf"(?i)\b(?:minimum age(?: of| is)?|at least)\s+{_AGE}\b(?:\s*years?)?"),
 )
+#: Frames of the ages a row is for: a range with its unit, or one end of one ("over 60s", "under 16s").
+_DASH = r"(?:-|\u2013|\u2014|to)"  # a hyphen, an en or em dash, or "to"
+_RANGE = re.compile(
+    rf"(?i)\b(?:ages?\s+|aged\s+)?{_AGE}\s*{_DASH}\s*{_AGE}\s*(?:years?|yrs?|y/?o)\b"
+    rf"|\bages?\s+{_AGE}\s*{_DASH}\s*{_AGE}\b"
+)
+#: "over 60s", "under 16s", "over 18 years": an open end, told from "over 50 miles" by its unit.
+_OPEN_END = re.compile(rf"(?i)\b(over|above|under|below)\s+{_AGE}(?:s\b|\s*(?:years?|yrs?)\b)")
 #: Words after the age that make the rule conditional ("14+ unless with a paying adult").
 _CONDITION = re.compile(
     r"(?i)\b(?:unless|except|with (?:a |an )?(?:parent|guardian|adult|consent)|accompanied)\b"
@@ -60,3 +69,17 @@ def minimum_age(text: str) -> MinimumAge | None:
             clause = re.split(r"[;.]\s", text[m.end(1) :], maxsplit=1)[0]
             return MinimumAge(int(m.group(1)), _CONDITION.search(clause) is not None)
     return None
+
+
+def age_ranges(text: str) -> list[tuple[int, int]]:
+    """The ages a statement is for, as (youngest, oldest) ranges: "Pre-school (3-5 yrs)" -> [(3, 5)],
+    "Concession (over 60s, under 16s)" -> [(60, 120), (0, 15)]; empty when it names none."""
+    found = []
+    for m in _RANGE.finditer(text):
+        low, high = (int(g) for g in m.groups() if g is not None)
+        if low <= high:
+            found.append((low, high))
+    for m in _OPEN_END.finditer(text):
+        years = int(m.group(2))
+        found.append((years, 120) if m.group(1).lower() in ("over", "above") else (0, years - 1))
+    return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.language.ages import MinimumAge, minimum_age, stated_age
+from apps.language.ages import MinimumAge, age_ranges, minimum_age, stated_age
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,19 @@ def test_the_age_a_question_gives(question: str, age: int | None) -> None:
 )
 def test_the_minimum_age_a_statement_sets(statement: str, rule: MinimumAge | None) -> None:
     assert minimum_age(statement) == rule
+
+
+@pytest.mark.parametrize(
+    ("statement", "ranges"),
+    [
+        ("Toddler Room (2\u20133 yrs), Full day: £72", [(2, 3)]),  # an en dash
+        ("Junior sailing, ages 8 to 14: $60", [(8, 14)]),
+        ("Concession (over 60s, under 16s): £7.50", [(60, 120), (0, 15)]),
+        ("Under 5s eat free", [(0, 4)]),
+        ("Free delivery over 50 miles", []),  # a distance, not an age
+        ("Groups of 5-8 players: $27", []),  # a group size
+        ("Open 9-5, Monday to Friday", []),
+    ],
+)
+def test_the_ages_a_row_is_for(statement: str, ranges: list[tuple[int, int]]) -> None:
+    assert age_ranges(statement) == ranges

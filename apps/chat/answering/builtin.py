@@ -45,7 +45,7 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.facts.models import SourceKind
-from apps.language.ages import minimum_age, stated_age
+from apps.language.ages import age_ranges, minimum_age, stated_age
 from apps.language.analysis import analyse
 from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
@@ -1546,7 +1546,7 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         covering = [f for f in candidates if f.hours_fact and q.days & (f.open_days | f.closed_days)]
         if covering:
             candidates = covering
-    scored = _scores(q, candidates)
+    scored = _for_the_age(q, _scores(q, candidates))
     # A measure's words no fact shares ("full" of "for a full hour") name no subject; shared ones do
     # ("3 miles" / "within 2 miles").
     subject = _subject(q) - {m for m in q.measure_words if not any(m in f.stems for f in facts)}
@@ -1598,6 +1598,18 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
     picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
+
+
+def _for_the_age(q: _Question, scored: list[tuple[float, float, _Fact]]) -> list[tuple[float, float, _Fact]]:
+    """For a question that gives someone's age ("and for my 4 year old?", "2 kids aged 7 and 10"),
+    the rows for that age ("Pre-school (3-5 yrs)") when some are, else without the rows for other
+    ages: a row's age range says whom its price is for."""
+    age = stated_age(q.text)
+    if age is None:
+        return scored
+    ranges = {f.id: age_ranges(f.statement) for _t, _w, f in scored}
+    fitting = [x for x in scored if any(low <= age <= high for low, high in ranges[x[2].id])]
+    return fitting or [x for x in scored if not ranges[x[2].id]] or scored
 
 
 _ACCEPTING = frozenset({"accept", "take"})

@@ -302,6 +302,8 @@ def test_a_measure_named_alone_keeps_its_number() -> None:
         ("Open Mon-Sat 8am-6pm", "Opening hours"),
         ("Riverside Pool - Open 6am to 10pm, 7 days", "Opening hours"),
         ("Good Friday 3 April 10am-2pm", "Opening hours"),
+        # A label of opening hours that names nothing: the business's hours, whatever its place is called.
+        ("Summer opening hours (1 June - 31 August): the boatyard is open daily 7am-9pm.", "Opening hours"),
     ],
 )
 def test_a_verbless_hours_line_gives_the_hours_of_what_it_names_first(line: str, topic: str) -> None:

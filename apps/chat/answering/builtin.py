@@ -1595,6 +1595,17 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
             flags=("partial",),
         )
     picked = _with_in_force(_with_overrides(picked, candidates), candidates)
+    if (q.now or q.dated) and not q.usual:
+        # Asked about today or a day of its own: what holds then is the temporary change, not the
+        # usual arrangement it pauses ("Usually, and again from 1 September: ...").
+        # Only a change that says it all: "open until 6pm" leaves the opening time to the usual hours.
+        day = {_asked_day(q).weekday()}
+        changed = {
+            f.topic
+            for f in picked
+            if f.state == "temporary" and not (f.hours_fact and None in _hours_for(f, q.days or day))
+        }
+        picked = [f for f in picked if not (f.state == "paused" and f.topic in changed)]
     picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
     picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])

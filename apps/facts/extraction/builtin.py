@@ -714,6 +714,9 @@ class _Run:
             named = self.named_before_times(label)  # "Pool hours: 7am-9pm"
             if named:
                 return self.topic(named)
+            # A label of opening hours that names nothing ("Summer opening hours (1 June - 31 August):
+            # the yard is open ..."): the business's own hours, whatever its place is called after it.
+            return self.topic("Opening hours", alias=False)
         body = self.hours_clause(body)
         m = re.match(
             r"^\s*(?P<np>[^,;:]*?)\s+(?:is|are|will be|runs?|served|opens?|closes?|starts?|takes? place|"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from apps.language.lexicon import counts_beings
+
 __all__ = ["MinimumAge", "age_ranges", "minimum_age", "stated_age"]
 
 _AGE = r"(\d{1,2})"
@@ -50,12 +52,22 @@ class MinimumAge:
     conditional: bool  # the statement allows exceptions ("unless with a paying adult")
 
 
+#: "my nan is 72", "our dog's 12": an age when the one it is said of is a person or an animal.
+_SAID_OF = re.compile(
+    rf"(?i)\b(?:my|our|his|her|their)\s+([a-z]+)(?:\s+is|'s)\s+(?:turning\s+|nearly\s+|almost\s+)?{_AGE}\b"
+    r"(?!\s*(?:[:.,]\d|am\b|pm\b|%|min|hours?\b|miles?\b|km\b|kg\b|[$£€]|items?\b|people\b))"
+)
+
+
 def stated_age(text: str) -> int | None:
     """The age a question gives for the person it asks about, if it gives one."""
     for frame in _STATED:
         m = frame.search(text)
         if m:
             return int(m.group(1))
+    m = _SAID_OF.search(text)
+    if m and counts_beings(m.group(1).lower()):
+        return int(m.group(2))
     return None
 
 

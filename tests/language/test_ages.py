@@ -17,6 +17,10 @@ from apps.language.ages import MinimumAge, age_ranges, minimum_age, stated_age
         ("We are 6 of us, any discount?", None),  # a group, not an age
         ("Are you open at 17:30?", None),
         ("Can 12 people book the room?", None),
+        ("is there an OAP discount? my grandad is 81", 81),  # said of a person
+        ("my daughter's 6, can she join?", 6),
+        ("my house is 3 miles away", None),  # a distance
+        ("my order is 12, is it ready?", None),  # said of a thing
     ],
 )
 def test_the_age_a_question_gives(question: str, age: int | None) -> None:

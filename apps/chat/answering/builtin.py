@@ -1442,8 +1442,8 @@ def _age_reply(q: _Question, facts: list[_Fact]) -> _Reply | None:
     minimum age ("Must be 18+"): no below it (said plainly when the rule has exceptions), yes at or
     above it. Of several such facts, the one sharing most of the question's other words."""
     age = stated_age(q.text)
-    if age is None:
-        return None
+    if age is None or q.focus == "price":
+        return None  # "my son is 9, how much for his cut?" asks a price, read from the rows by age
     rules = [(rule, f) for f in facts if (rule := minimum_age(f.statement)) is not None]
     if not rules:
         return None

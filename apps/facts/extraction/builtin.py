@@ -715,7 +715,7 @@ class _Run:
             if named:
                 return self.topic(named)
             # A label of opening hours that names nothing ("Summer opening hours (1 June - 31 August):
-            # the yard is open ..."): the business's own hours, whatever its place is called after it.
+            # the boatyard is open ..."): the business's own hours, whatever its place is called after it.
             return self.topic("Opening hours", alias=False)
         body = self.hours_clause(body)
         m = re.match(

@@ -536,3 +536,19 @@ def test_one_answer_names_its_subject_once_whether_hyphenated_or_not() -> None:
         ctx(business_name="Elm Studio", source_kind="owner_answer", question="Do you do touch ups?"),
     )
     assert len({c.topic for c in found}) == 1, [(c.topic, c.statement) for c in found]
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("Can we have a bonfire? \u2014 Sorry, no: the field is too dry.", "no"),
+        ("Can we bring a cake? - Yes, any cake, no charge.", "yes"),
+        ("Do you allow dogs? \u2013 No, only guide dogs.", "no"),
+    ],
+)
+def test_an_faq_answer_after_a_dash_is_read_for_its_yes_or_no(line: str, value: str) -> None:
+    context = ExtractionContext(
+        business_name="Hill Farm Barn", source_kind="website", learned_on=date(2026, 3, 2)
+    )
+    found = [c for c in BuiltinExtractor().extract(line, context) if c.aspect in ("allowed", "availability")]
+    assert found and found[0].value == value, found

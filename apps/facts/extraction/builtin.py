@@ -482,7 +482,8 @@ class _Run:
         text = join_compound_nouns(normalise(text))
         text = analyse(text, base_date=self.context.learned_on).announced or text  # "A reminder that ..."
         self.last = None
-        qa = re.match(r"^(.{3,}?\?)\s+(.+)$", text)
+        # "Can we have fireworks? - Sorry, no: ...": the dash an FAQ puts between is not the answer's.
+        qa = re.match(r"^(.{3,}?\?)\s+(?:[-\u2013\u2014:]+\s*)?(.+)$", text)
         if qa and hint is None:
             return self.answer(qa.group(1), qa.group(2))
         items = dated_items(text, self.context.learned_on)

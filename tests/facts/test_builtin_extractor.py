@@ -547,8 +547,9 @@ def test_one_answer_names_its_subject_once_whether_hyphenated_or_not() -> None:
     ],
 )
 def test_an_faq_answer_after_a_dash_is_read_for_its_yes_or_no(line: str, value: str) -> None:
-    context = ExtractionContext(
-        business_name="Hill Farm Barn", source_kind="website", learned_on=date(2026, 3, 2)
-    )
-    found = [c for c in BuiltinExtractor().extract(line, context) if c.aspect in ("allowed", "availability")]
+    found = [
+        c
+        for c in BuiltinExtractor().extract(line, ctx(business_name="Hill Farm Barn"))
+        if c.aspect in ("allowed", "availability")
+    ]
     assert found and found[0].value == value, found

@@ -51,7 +51,7 @@ from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import counts_beings, lexical_file, verb_senses
+from apps.language.lexicon import counts_beings, lexical_file, sense_mates, verb_senses
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
@@ -1336,7 +1336,7 @@ def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -
                 for t in analyse(text, base_date=on).tokens
             )
         )
-        if all(_lemma_keys(a) & said for a in asked):
+        if all((_lemma_keys(a) | set(sense_mates(a))) & said for a in asked):
             bearing.append(f)
     if not bearing:
         return None

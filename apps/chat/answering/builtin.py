@@ -1264,7 +1264,13 @@ def _asked_lemmas(question: str, on: date, business: str) -> set[str]:
     named = {c.head for c in analysis.form.subjects if not c.is_pronoun and c.head not in own}
     if free:
         # "Do kids eat free?" asks it of kids: a fact that something else is free does not bear on it.
-        return free | named
+        # The asker's own ("can my spaniel stay overnight?") is one of a kind a fact names otherwise.
+        theirs = {
+            c.head
+            for c in analysis.form.subjects
+            if any(t.tag == "PRP$" for t in analysis.tokens if c.start_char <= t.start_char < c.end_char)
+        }
+        return free | (named - theirs)
     return named
 
 

@@ -1298,7 +1298,7 @@ def _what_it_does(analysis: Any) -> set[str]:
     ("does the bus stop here?"). A fact that bears on it says it too; one that only names the thing
     does not."""
     root = next((t for t in analysis.tokens if t.dep == "ROOT"), None)
-    if root is None or root.pos != "VERB" or root.lemma in ("be", "have", "do", "get"):
+    if root is None or root.pos != "VERB":
         return set()
     children = [t for t in analysis.tokens if t.head == root.i and t.i != root.i]
     if any(t.dep in ("dobj", "attr", "acomp", "xcomp", "ccomp") for t in children):
@@ -1331,6 +1331,9 @@ def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -
     asked |= _what_it_does(analysis)
     if not asked or not facts:
         return None
+    # Each word asked, as the fact may write it: its spellings and its WordNet sense mates ("diaper"
+    # / "nappy"), read once for all the facts.
+    keys = [_lemma_keys(a) | set(sense_mates(a)) for a in asked]
     bearing = []
     for f in facts:
         if f.state == "upcoming":
@@ -1342,7 +1345,7 @@ def _bearing_reply(question: str, facts: list[_Fact], business: str, on: date) -
                 for t in analyse(text, base_date=on).tokens
             )
         )
-        if all((_lemma_keys(a) | set(sense_mates(a))) & said for a in asked):
+        if all(k & said for k in keys):
             bearing.append(f)
     if not bearing:
         return None

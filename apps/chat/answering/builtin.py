@@ -46,7 +46,7 @@ from apps.chat.answering.base import (
 )
 from apps.facts.models import SourceKind
 from apps.language.ages import age_ranges, minimum_age, stated_age
-from apps.language.analysis import analyse
+from apps.language.analysis import Token, analyse
 from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
@@ -1064,7 +1064,7 @@ def _referenced_amount(f: _Fact, facts: list[_Fact]) -> _Fact | None:
         target = next((t for t in tokens if as_ is not None and t.head == as_.i and t.dep == "pobj"), None)
         if target is None:
             continue
-        thing = target
+        thing: Token | None = target
         if target.lemma == "one" or target.pos == "PRON":
             thing = next(
                 (t for t in reversed(tokens[: same.i]) if t.pos == "NOUN" and t.dep != "compound"), None

@@ -553,3 +553,42 @@ def test_an_faq_answer_after_a_dash_is_read_for_its_yes_or_no(line: str, value: 
         if c.aspect in ("allowed", "availability")
     ]
     assert found and found[0].value == value, found
+
+
+def test_a_timetable_line_is_when_its_class_is_on_not_the_opening_hours() -> None:
+    """ "6:30 AM Sunrise Flow (60 min) - Dana" under "Class schedule > Monday" had become the
+    business's opening hours ("open 6:30 AM"), each line replacing the one before. It is when that
+    class is on, under the class's name, one fact per day."""
+    lines = {
+        "Class schedule > Monday": "6:30 AM  Sunrise Flow (60 min) - Dana",
+        "Class schedule > Wednesday": "6:30 AM  Sunrise Flow (60 min) - Dana",
+        "Class schedule > Tuesday": "7:30 PM  Yin & Restore (75 min) - Marisol",
+    }
+    found = [
+        c
+        for heading, line in lines.items()
+        for c in BuiltinExtractor().extract(line, ctx(business_name="Still Yoga", heading=heading))
+    ]
+    assert [(c.topic, c.aspect, c.value) for c in found] == [
+        ("Sunrise Flow", "time monday", "6:30 AM"),
+        ("Sunrise Flow", "time wednesday", "6:30 AM"),
+        ("Yin & Restore", "time tuesday", "7:30 PM"),
+    ]
+    assert found[0].statement == "Class schedule, Monday: 6:30 AM Sunrise Flow (60 min) - Dana."
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Tuesday Yin becomes Twilight Yin at 8:00 PM.",
+        "Saturday Hot Flow becomes Outdoor Flow at 8:00 AM.",
+    ],
+)
+def test_one_clock_time_with_no_word_of_opening_is_not_the_opening_hours(line: str) -> None:
+    found = BuiltinExtractor().extract(line, ctx(business_name="Elm Library"))
+    assert found and not [c for c in found if c.topic == "Opening hours"], found
+
+
+def test_one_clock_time_with_a_word_of_opening_still_is() -> None:
+    found = BuiltinExtractor().extract("We open at 9am on Saturdays.", ctx(business_name="Elm Library"))
+    assert [c.topic for c in found] == ["Opening hours"], found

@@ -313,7 +313,60 @@ def test_a_date_before_a_colon_is_a_label_not_a_time() -> None:
     label and does not go on about the line before it (it had become "Thu Nov 27 (Thanksgiving): Fri
     Nov 28: 8am - 2pm", and Thanksgiving read as open)."""
     holiday_hours = "HOLIDAY HOURS 2025\nThu Nov 27 (Thanksgiving): CLOSED\nFri Nov 28: 8am \u2013 2pm"
-    assert [text for _heading, text in texts(holiday_hours)][1:] == [
-        "Thu Nov 27 (Thanksgiving): CLOSED",
-        "Fri Nov 28: 8am \u2013 2pm",
+    assert texts(holiday_hours) == [
+        ("Holiday hours 2025", "Thu Nov 27 (Thanksgiving): CLOSED"),
+        ("Holiday hours 2025", "Fri Nov 28: 8am \u2013 2pm"),
     ]
+
+
+def test_a_line_in_capitals_over_text_is_its_heading() -> None:
+    """A page without markup writes its headings in capitals: "DELIVERY INFO" names the text under it
+    (it was stored as a fact of its own, "About ...: DELIVERY INFO."). A shouted statement is no
+    heading ("NO DOGS ALLOWED", "WE'RE MOVING!"), nor a line with a number other than a year."""
+    page = (
+        "DELIVERY INFO\n\nWe deliver within 5 miles.\n\n"
+        "NO DOGS ALLOWED\nGuide dogs welcome.\n\n"
+        "OPEN 7 DAYS\n\n"
+        "\u2764\ufe0f VALENTINE'S WEEK 2026 \u2764\ufe0f\nRoses are our speciality."
+    )
+    assert texts(page) == [
+        ("Delivery info", "We deliver within 5 miles."),
+        ("Delivery info", "NO DOGS ALLOWED"),
+        ("Delivery info", "Guide dogs welcome."),
+        ("Delivery info", "OPEN 7 DAYS"),
+        ("Valentine's week 2026", "Roses are our speciality."),
+    ]
+
+
+def test_a_timetables_day_heading_sits_under_the_timetable() -> None:
+    schedule = "CLASS SCHEDULE (main studio)\n\nMONDAY\n6:30 AM Sunrise Flow\n\nSAT & SUN\n9:00 AM Slow Flow"
+    assert texts(schedule) == [
+        ("Class schedule (main studio) > Monday", "6:30 AM Sunrise Flow"),
+        ("Class schedule (main studio) > Sat & sun", "9:00 AM Slow Flow"),
+    ]
+
+
+def test_a_section_whose_heading_is_followed_by_its_dates_holds_only_then() -> None:
+    """ "VALENTINE'S WEEK 2026" / "Monday February 9 - Saturday February 14, 2026" / prices and hours:
+    each part of the section holds in those dates (the Valentine's rose price had replaced the usual
+    one for good). A part with a date of its own keeps it; the next section is not dated."""
+    page = (
+        "VALENTINE'S WEEK 2026\n"
+        "Monday February 9 \u2013 Saturday February 14, 2026\n"
+        "Extended store hours: 8am \u2013 8pm every day that week.\n"
+        "Valentine's pricing: Dozen red roses $120 \u00b7 Half dozen $68.\n"
+        "Pre-order by February 10, 2026.\n\n"
+        "PLANTS\n"
+        "Orchids from $48."
+    )
+    ctx = ExtractionContext(business_name="Petal & Stem", source_kind="website", learned_on=date(2026, 1, 5))
+    found = {}
+    for part in split_parts(page):
+        context = ctx.model_copy(update={"heading": part.heading, "row": part.row})
+        for cand in BuiltinExtractor().extract(part.text, context):
+            found[cand.statement] = (cand.valid_from, cand.valid_to)
+    window = (date(2026, 2, 9), date(2026, 2, 14))
+    assert [k for k, v in found.items() if v == window and "$120" in k], found
+    assert [k for k, v in found.items() if v == window and "8am" in k], found
+    assert [k for k, v in found.items() if "Pre-order" in k and v != window], found
+    assert [k for k, v in found.items() if "$48" in k and v == (None, None)], found

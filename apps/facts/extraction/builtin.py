@@ -32,7 +32,15 @@ from apps.language.shorthand import written_out
 from apps.language.wordlists import words as word_table
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
-from .builtin_dates import Validity, dated_items, find_validity, mask, parse_days, parse_hours
+from .builtin_dates import (
+    Validity,
+    dated_items,
+    find_validity,
+    mask,
+    parse_days,
+    parse_hours,
+    timetable_row,
+)
 from .builtin_patterns import (
     ADDRESS_RE,
     ADVERB_OBJECT,
@@ -174,6 +182,17 @@ def _window_words_back(cand: Candidate, text: str, validity: Validity) -> Candid
         if end - start > 2 and at >= 0:
             statement = f"{statement[: at + 1]}{text[start:end]}{statement[at + 1 + len(blank) :]}"
     return cand if statement == cand.statement else cand.model_copy(update={"statement": statement})
+
+
+def _one_time_of_something(masked: str, specs: list[Any], hint: _Q | None) -> bool:
+    """Whether the only time a sentence gives is one clock time, with no word of opening or closing:
+    when something happens ("Tuesday Yin becomes Twilight Yin at 8:00 PM"), never the business's
+    hours, which run from one time to another."""
+    if hint is not None and hint.aspect.startswith("hours"):
+        return False  # an answer to an hours question: "9am" is its opening time
+    if re.search(r"(?i)\b(?:open|opens|opening|closed|closes|close|closing|hours|shut|shuts)\b", masked):
+        return False
+    return all(s.value and re.fullmatch(r"\d{1,2}(?::\d\d)? [AP]M", s.value) for s in specs)
 
 
 def _asking_part(question: str, on: date) -> str:
@@ -468,11 +487,18 @@ class _Run:
         return bool(set(words) & name) and set(words) <= name | PREMISES | {"the", "and", "&"}
 
     def about(self) -> str:
-        heading = self.context.heading.split(">")[-1].strip() if self.context.heading else ""
-        if heading and not re.search(
-            r"(?i)\b(?:home|welcome|about|faq|faqs|info|information|overview|main)\b", heading
-        ):
-            return self.topic(heading)
+        """The topic of a statement that names none: the heading it sits under, the nearest one that
+        is a name ("What's changing for summer" over a list says something; "Summer timetable 2026"
+        above it names the section)."""
+        crumbs = [c.strip() for c in self.context.heading.split(">")] if self.context.heading else []
+        on = self.context.learned_on
+        for heading in reversed(crumbs):
+            if heading and not analyse(heading, base_date=on).has_finite_verb:
+                if not re.search(
+                    r"(?i)\b(?:home|welcome|about|faq|faqs|info|information|overview|main)\b", heading
+                ):
+                    return self.topic(heading)
+                break
         return self.topic(f"About {self.biz}", alias=False)
 
     # -- one sentence ---------------------------------------------------------------------------
@@ -491,6 +517,9 @@ class _Run:
             return [c for item in items for c in self.sentence(item, hint, keep_general=keep_general)]
         validity = find_validity(text, self.context.learned_on)
         masked = mask(text, validity.spans)
+        entry = self.timetable_entry(text, validity) if hint is None else []
+        if entry:
+            return entry
         found = self.contacts(text)
         hours = self.hours(text, masked, validity, hint)
         found.extend(hours)
@@ -518,6 +547,37 @@ class _Run:
         ):
             found.append(self.general(text, hint, validity))
         return [_window_words_back(c, text, validity) for c in found]
+
+    def timetable_entry(self, text: str, validity: Validity) -> list[Candidate]:
+        """A timetable's line ("6:30 AM Sunrise Flow (60 min) - Dana" under "MONDAY"): when that
+        thing happens, filed under its name, one fact per day it is on, never the opening hours.
+        The name is what comes before a bracketed note or a dash (the teacher, the room)."""
+        row = timetable_row(text)
+        if row is None:
+            return []
+        time, what = row
+        name = re.split(r"\s*\(|\s+[-\u2013\u2014]\s+", what, maxsplit=1)[0].strip(" .,:")
+        topic = self.topic(name, alias=False) if name else ""
+        if not topic:
+            return []
+        crumbs = [re.sub(r"\s*\([^)]*\)", "", c).strip() for c in self.context.heading.split(">")]
+        heading = crumbs[-1] if crumbs else ""
+        days = parse_days(what) or (parse_days(heading) if heading else None)
+        said = sentence_end(text)
+        if days and not parse_days(what):
+            # The day the timetable gives in its heading, and what the timetable is ("Class schedule,
+            # Monday: 6:30 AM Sunrise Flow"): the line alone names neither.
+            said = sentence_end(f"{', '.join(c for c in crumbs[-2:] if c)}: {text}")
+        return [
+            Candidate(
+                topic=topic,
+                aspect=f"time {days}" if days else "time",
+                value=time,
+                statement=said,
+                valid_from=validity.valid_from,
+                valid_to=validity.valid_to,
+            )
+        ]
 
     def candidates(
         self, dets: list[_Det], clause: str, validity: Validity, hint: _Q | None, label: str = ""
@@ -649,6 +709,8 @@ class _Run:
             if not specs:
                 return []
         topic = self.hours_topic(masked, hint)
+        if topic == self.topic("Opening hours", alias=False) and _one_time_of_something(masked, specs, hint):
+            return []
         framed = re.match(r"(?i)\W*(?:(?:from|between|in|during|over|on|at|for)\s+(?:the\s+)?)?", masked)
         opening = masked[framed.end() :] if framed else masked
         period = period_of(opening[:40])

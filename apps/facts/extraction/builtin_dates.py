@@ -247,6 +247,21 @@ class HoursSpec:
     time_text: str
 
 
+_TIMETABLE_ROW = re.compile(rf"^\s*(?P<time>{_TIME_STRONG})\s+(?P<what>[A-Z].*)$")
+
+
+def timetable_row(text: str) -> tuple[str, str] | None:
+    """A timetable's line: one clock time, then what happens at it ("6:30 AM  Sunrise Flow (60 min)
+    - Dana" -> ("6:30 AM", "Sunrise Flow (60 min) - Dana")); None for any other line. A range of
+    times ("9am-5pm Mon-Fri") is hours, not a row."""
+    m = _TIMETABLE_ROW.match(text)
+    if m is None or re.match(rf"{_TO}{_TIME}", text[m.end("time") :]):
+        return None
+    if re.match(rf"{_DAY_LIST}\b", m.group("what")):
+        return None  # "9am Mon-Fri", "6:00 AM Monday at the park": when, not what
+    return _fmt_time(m.group("time"))[0], m.group("what").strip()
+
+
 def _fmt_time(raw: str) -> tuple[str, bool]:
     """("6pm" -> "6 PM", True); ("12", False) for a bare hour."""
     m = _TIME_PARTS.search(raw)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apps.language.bullets import bullet_body
 from apps.language.wordlists import categories
@@ -363,19 +363,72 @@ def _offer_nouns() -> frozenset[str]:
 
 def _only_a_window(sentence: str) -> bool:
     words = sentence.strip().split()
-    if (
-        not words
-        or words[0].lower() not in word_table("validity.txt")
-        or not any(ch.isdigit() for ch in sentence)
-    ):
+    if not words or words[0].lower() not in word_table("validity.txt"):
         return False  # cheap checks first: few sentences open with "valid" or "available"
+    return _a_window_alone(sentence, whole_range=False)
+
+
+def _a_window_alone(sentence: str, *, whole_range: bool) -> bool:
+    """Whether a sentence says nothing but when ("Valid 4 January to 31 March 2027", "Monday February
+    9 - Saturday February 14, 2026", "Runs June 15 through August 30"): a date, at most three other
+    content words, no subject. ``whole_range``: the date has a start and an end."""
+    return bool(_window_dates(sentence, whole_range=whole_range))
+
+
+def _window_dates(sentence: str, *, whole_range: bool) -> list[Any]:
+    """The dates of a sentence that says nothing but when (see _a_window_alone), else []."""
+    if not any(ch.isdigit() for ch in sentence):
+        return []
     from apps.language.analysis import analyse  # lazy, as in dated_back
 
     analysis = analyse(sentence.strip(), base_date=date.today())
-    spans = [(m.start_char, m.end_char) for m in analysis.dates if not m.recurring and (m.start or m.end)]
+    dates = [m for m in analysis.dates if not m.recurring and (m.start or m.end)]
+    if whole_range:
+        dates = [m for m in dates if m.start and m.end and m.start != m.end]
+    spans = [(m.start_char, m.end_char) for m in dates]
     outside = [t for t in analysis.tokens if not any(a <= t.start_char < b for a, b in spans)]
     content = [t for t in outside if not (t.is_stop or t.is_punct or t.like_num)]
-    return bool(spans) and len(content) <= 3 and not any(t.dep in ("nsubj", "nsubjpass") for t in outside)
+    alone = bool(spans) and len(content) <= 3 and not any(t.dep in ("nsubj", "nsubjpass") for t in outside)
+    return dates if alone else []
+
+
+def _section_dates(sentence: str) -> str:
+    """The dates a section's first sentence gives alone, as written ("Mon 18 - Fri 22 January" of
+    "Mon 18 - Fri 22 January, 9.30am-2.30pm daily"), or "": a range, not one day."""
+    dates = _window_dates(sentence, whole_range=True)
+    return ", ".join(m.text for m in dates)
+
+
+def _cell_in_window(cell: RowCell, window: str) -> RowCell:
+    """A priced cell of a dated section, with the section's dates in its note (see _in_window)."""
+    own = f"{cell.value} {cell.detail}".strip()  # the item and variant are names ("Valentine's")
+    if not window or _in_window(own, window) == own:
+        return cell
+    said = window.strip().rstrip(".!")
+    return cell.model_copy(update={"detail": f"{cell.detail}; {said}" if cell.detail else said})
+
+
+def _in_window(text: str, window: str) -> str:
+    """A part of a section whose heading is followed by its dates ("VALENTINE'S WEEK 2026" / "Monday
+    February 9 - Saturday February 14, 2026"), with those dates in brackets unless it names its own."""
+    if not window:
+        return text
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    read = analyse(text, base_date=date.today())
+    own = [
+        m
+        for m in read.dates
+        if not (m.recurring or m.bare_weekday) and (m.start or m.end) and not _names_a_kind(m, read)
+    ]
+    return text if own else f"{text.rstrip().rstrip('.!')} ({window.strip().rstrip('.!')})."
+
+
+def _names_a_kind(mention: Any, analysis: Analysis) -> bool:
+    """A holiday's name that says which thing, not when ("Valentine's pricing", "the Christmas menu"):
+    its last word modifies a noun."""
+    last = [t for t in analysis.tokens if mention.start_char <= t.start_char < mention.end_char][-1:]
+    return mention.holiday and bool(last) and last[0].dep in ("poss", "compound", "amod")
 
 
 def split_parts(text: str) -> list[Part]:
@@ -391,6 +444,14 @@ def split_parts(text: str) -> list[Part]:
     # The caption that opened the text since the last heading ("Private Events - hens, birthdays"
     # over a paragraph, then a table of group sizes): a table whose rows are no items is about it.
     opening_caption = ""
+    # The dates a section's first sentence gives alone, right under its heading: every part of the
+    # section holds only then ("VALENTINE'S WEEK 2026" / "Monday February 9 - Saturday February 14").
+    window, fresh_section = "", False
+
+    def heading(level: int, name: str) -> None:
+        nonlocal label, window, fresh_section
+        _push(stack, level, name)
+        label, window, fresh_section = "", "", True
 
     def breadcrumb() -> str:
         names = [name for _, name in stack]
@@ -399,17 +460,22 @@ def split_parts(text: str) -> list[Part]:
         return " > ".join(names)
 
     def flush() -> None:
-        nonlocal block
+        nonlocal block, window, fresh_section
         if para:
             label_before, before = "", ""
-            for sentence in windows_back(split_sentences(_join_lines(para))):
+            sentences = windows_back(split_sentences(_join_lines(para)))
+            if fresh_section and sentences:
+                window = _section_dates(sentences[0])
+            fresh_section = False
+            for sentence in sentences:
                 unit = dated_back(continued(sentence, label_before), before)
                 label_before, before = split_label(sentence)[0], sentence
                 cells = read_inline(unit)  # "Meeting rooms $28/hour for members, $45 for others."
                 for cell in cells:
+                    cell = _cell_in_window(cell, window)
                     _emit(parts, breadcrumb(), cell.text(), block, row=cell)
                 if not cells:
-                    _emit(parts, breadcrumb(), unit, block)
+                    _emit(parts, breadcrumb(), _in_window(unit, window), block)
             block += 1
             para.clear()
 
@@ -421,14 +487,13 @@ def split_parts(text: str) -> list[Part]:
         if m:
             flush()
             level = len(m.group(1))
-            _push(stack, level, _clean_inline(m.group(2)))
-            label, opening_caption = "", ""
+            heading(level, _clean_inline(m.group(2)))
+            opening_caption = ""
             i += 1
             continue
         if line.strip() and not para and _SETEXT.match(nxt) and bullet_body(line) is None:
             flush()
-            _push(stack, 1 if nxt.strip().startswith("=") else 2, _clean_inline(line))
-            label = ""
+            heading(1 if nxt.strip().startswith("=") else 2, _clean_inline(line))
             i += 2
             continue
         if not line.strip():
@@ -446,16 +511,28 @@ def split_parts(text: str) -> list[Part]:
             if found.used_caption and para:
                 para.pop()
             flush()
+            fresh_section = False
             for cell in found.cells:  # each its own block, as a table row was
+                cell = _cell_in_window(cell, window)
                 _emit(parts, breadcrumb(), cell.text(), block, row=cell)
                 block += 1
             for unpriced in found.texts:
-                _emit(parts, breadcrumb(), unpriced, block)
+                _emit(parts, breadcrumb(), _in_window(unpriced, window), block)
                 block += 1
             i = found.end
             continue
         if is_chrome(line) and not (_TABLE_SEP.match(nxt) and "-" in nxt):
             flush()
+            i += 1
+            continue
+        if _capitals_heading(line, lines[i + 1 :]):
+            # A line in capitals over the text it names ("DELIVERY INFO", "MONDAY"): a heading, as a
+            # page without markup writes one, and a caption for a list or table right under it.
+            flush()
+            name = _capitals_name(line)
+            # A timetable's day ("MONDAY") is a section of the heading over it ("CLASS SCHEDULE").
+            heading(_CAPITALS_LEVEL + 1 if _names_only_days(name) else _CAPITALS_LEVEL, name)
+            opening_caption = caption_of(line)
             i += 1
             continue
         stripped = line.strip()
@@ -468,7 +545,8 @@ def split_parts(text: str) -> list[Part]:
             cells = [_clean_inline(c) for c in stripped.strip("|").split("|")]
             row = ": ".join(c for c in cells if c)
             if row:
-                _emit(parts, breadcrumb(), row, block)
+                fresh_section = False
+                _emit(parts, breadcrumb(), _in_window(row, window), block)
                 block += 1
             i += 1
             continue
@@ -489,7 +567,10 @@ def split_parts(text: str) -> list[Part]:
                     break
                 item.append(lines[i + 1])
                 i += 1
+            fresh_section = False
             for unit in _cut_long(normalise(_clean_inline(" ".join(item)))):
+                if window:  # each sentence of the item holds in the section's dates
+                    unit = " ".join(_in_window(one, window) for one in split_sentences(unit))
                 _emit(parts, breadcrumb(), unit, block)
             block += 1
             i += 1
@@ -500,6 +581,53 @@ def split_parts(text: str) -> list[Part]:
         i += 1
     flush()
     return parts
+
+
+# A heading in capitals sits under the markup's own top headings ("# Price list" over "ROSES").
+_CAPITALS_LEVEL = 3
+# The only number a heading holds is a year ("VALENTINE'S WEEK 2026"); another makes the line a detail
+# ("OPEN 7 DAYS", "CALL NOW 0117 496 0321").
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_EMOJI_MARK = re.compile(r"[\u2600-\u27bf\U0001F300-\U0001FAFF]")
+
+
+def _names_only_days(name: str) -> bool:
+    """Whether a heading names weekdays and nothing else ("Monday", "Sat & Sun")."""
+    from apps.language.dates import weekday_number  # lazy: the date reader loads dateparser
+
+    words = re.findall(r"[A-Za-z]+", name)
+    return bool(words) and all(weekday_number(w) is not None or w.lower() in ("and", "to") for w in words)
+
+
+def _capitals_name(line: str) -> str:
+    """A heading in capitals as a name ("❤️ VALENTINE'S WEEK 2026 ❤️" -> "Valentine's week 2026")."""
+    text = _EMOJI_MARK.sub("", _clean_inline(line)).replace("\ufe0f", "").strip(" -\u2013\u2014:*")
+    return text[:1] + text[1:].lower()
+
+
+def _capitals_heading(line: str, after: list[str]) -> bool:
+    """Whether a line written in capitals names the text after it, as a heading does ("PET TRAVEL",
+    "CLASS SCHEDULE (all classes in the main studio unless noted)", "MONDAY"): a few words, no number
+    but a year, no statement of its own ("NO DOGS ALLOWED", "WE'RE MOVING!" say something; the
+    parse tells), and some text after it. Written by hand: no library reads a plain page's layout."""
+    text = line.strip()
+    named = re.sub(r"\([^)]*\)", "", text)  # a note in brackets keeps its own case
+    letters = [c for c in named if c.isalpha()]
+    # A list's item is no heading; an emoji before the words is decoration ("❤️ VALENTINE'S WEEK ❤️").
+    listed = bullet_body(line) is not None and not _EMOJI_MARK.match(text)
+    if len(letters) < 3 or named.upper() != named or listed or text.startswith("|"):
+        return False
+    if len(named.split()) > 10 or re.search(r"\d", _YEAR.sub("", text)):
+        return False
+    if not any(rest.strip() for rest in after):
+        return False
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    # Read with each word capitalised: in lower case "valentine's" reads as "valentine is".
+    analysis = analyse(" ".join(w.capitalize() for w in text.split()), base_date=date.today())
+    return not analysis.has_finite_verb and not any(
+        t.dep == "neg" or t.lemma == "no" for t in analysis.tokens
+    )
 
 
 def _push(stack: list[tuple[int, str]], level: int, name: str) -> None:

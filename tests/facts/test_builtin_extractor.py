@@ -592,3 +592,17 @@ def test_one_clock_time_with_no_word_of_opening_is_not_the_opening_hours(line: s
 def test_one_clock_time_with_a_word_of_opening_still_is() -> None:
     found = BuiltinExtractor().extract("We open at 9am on Saturdays.", ctx(business_name="Elm Library"))
     assert [c.topic for c in found] == ["Opening hours"], found
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("Saturday 4 April 2026 - open 9am - 12 noon", "9 AM-12 PM"),
+        ("Mon-Fri 7:30am-12:00 midday", "7:30 AM-12 PM"),
+        ("Open noon to 11pm", "12 PM-11 PM"),
+    ],
+)
+def test_twelve_noon_is_a_time_of_its_own(line: str, value: str) -> None:
+    """ "9am - 12 noon" had been read as "9 AM-12" (a bare hour), and the noon lost from the reply."""
+    found = BuiltinExtractor().extract(line, ctx(business_name="Elm Vets", learned_on=date(2026, 3, 2)))
+    assert [c.value for c in found if c.topic == "Opening hours"] == [value], found

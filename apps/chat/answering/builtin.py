@@ -996,6 +996,14 @@ class BuiltinAnswerer:
             # Two questions in one message ("Do you cut mounts? What would one cost?"): each is asked
             # in turn, the second after the first, as a visitor asking them one by one would.
             reply = _parts_reply(question, history, facts, hints, context, business_name, on) or reply
+        if reply is None or reply.decision == "unknown":
+            # "We're taking our dog to France - what does the rabies vaccine cost?": the situation
+            # told before the question names what no fact needs to name; the question alone is asked.
+            asking = _asking_clause(question, on)
+            if asking != question:
+                alone, words = _reply(_spelled(asking, context), history, facts, hints, business_name, on)
+                if alone is not None and alone.decision != "unknown":
+                    reply, lowercase = alone, words
         if reply is None or (reply.decision == "unknown" and not reply.sentences):
             return Answer(text=unknown_reply(business_name), decision="unknown", used_fact_ids=[])
         text = _compose(reply, lowercase)
@@ -1093,6 +1101,27 @@ def _naming_most(f: _Fact, facts: list[_Fact], head: str, wanted: set[str]) -> _
         if score > best_score:
             best, best_score = g, score
     return best
+
+
+# Where a message's situation ends and its question starts: a sentence's end, a dash or a comma.
+_CLAUSE_BREAK = re.compile(r"[.!?;]+\s+|\s+[-\u2013\u2014]+\s+|,\s+")
+_WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+
+
+def _asking_clause(question: str, on: date) -> str:
+    """The question of a message that tells a situation first ("my cat keeps being sick and youre
+    shut today, who do i call??" -> "who do i call??"): from the last piece that opens as a question
+    does (a wh-word or an auxiliary, by the tagger) to the end; the message itself when no piece
+    before the last opens so, or the message has one piece. Written by hand: no library splits a
+    chat message this way."""
+    text = question.strip()
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
+    tokens = analyse(text, base_date=on).tokens
+    for start in reversed(breaks):
+        first = next((t for t in tokens if t.start_char >= start and not t.is_punct), None)
+        if first is not None and first.start_char == start and (first.tag in _WH_TAGS or first.pos == "AUX"):
+            return text[start:]
+    return question
 
 
 def _parts_reply(

@@ -216,8 +216,10 @@ _DAY_RANGE = rf"{DAY_WORD}\s*(?:-|(?i:to|through|thru|till|until))\s*{DAY_WORD}"
 _DAY_ITEM = rf"(?:{_DAY_RANGE}|{DAY_WORD}|{_DAY_GROUP})"
 _DAY_LIST = rf"{_DAY_ITEM}(?:\s*(?:,\s*(?i:and|or|&)?|&|/|(?i:and|or))\s*{_DAY_ITEM})*"
 _MER = r"(?:\s?(?i:a\.?\s?m\b\.?|p\.?\s?m\b\.?))"
-_TIME = rf"(?:(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}?|(?i:noon|midday|midnight))"
-_TIME_STRONG = rf"(?:(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d)|(?i:noon|midday|midnight))"
+# "noon", and "12 noon" / "12.00 midday", first: the number alone would be read as a bare hour.
+_WORD_TIME = r"(?i:(?:12(?:[:.]00)?\s*)?(?:noon|midday|midnight))"
+_TIME = rf"(?:{_WORD_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}?)"
+_TIME_STRONG = rf"(?:{_WORD_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d))"
 _TO = r"\s*(?:-|(?i:to|till|until|and))\s*"
 _HOURS_TOKEN = re.compile(
     rf"(?P<days>{_DAY_LIST})"
@@ -231,7 +233,8 @@ _HOURS_TOKEN = re.compile(
     r"|(?P<sep>[;,]|\s(?i:and|but|plus)\s|\.\s)"
 )
 _TIME_PARTS = re.compile(
-    r"(?i)(?:(?P<h>\d{1,2})(?::(?P<mi>\d{2}))?\s?(?P<mer>[ap])?\.?\s?(?:m\b\.?)?|(?P<word>noon|midday|midnight))"
+    r"(?i)(?:(?P<word>noon|midday|midnight)|(?<!\d)(?P<h>\d{1,2})(?!\d)(?::(?P<mi>\d{2}))?\s?(?P<mer>[ap])?\.?\s?(?:m\b\.?)?"
+    r"(?!\s*(?:[:.]00\s*)?(?:noon|midday|midnight)))"
 )
 
 

@@ -606,3 +606,21 @@ def test_twelve_noon_is_a_time_of_its_own(line: str, value: str) -> None:
     """ "9am - 12 noon" had been read as "9 AM-12" (a bare hour), and the noon lost from the reply."""
     found = BuiltinExtractor().extract(line, ctx(business_name="Elm Vets", learned_on=date(2026, 3, 2)))
     assert [c.value for c in found if c.topic == "Opening hours"] == [value], found
+
+
+def test_an_owner_answer_to_two_questions_says_yes_to_the_first() -> None:
+    """ "Do you do wedding flowers? Is there a charge for the consultation?" / "yes ... consults are
+    free": the yes had been stored as "does wedding flowers? Is there a charge for the consultation."
+    The yes is to the first question; the free consultation is a detail of its own."""
+    found = BuiltinExtractor().extract(
+        "yes we love weddings!! consults are free, about 45 mins, by appointment",
+        ctx(
+            business_name="Petal & Stem",
+            source_kind="owner_answer",
+            question="Do you do wedding flowers? Is there a charge for the consultation?",
+        ),
+    )
+    statements = [c.statement for c in found]
+    assert "Petal & Stem does wedding flowers." in statements, statements
+    assert not any("?" in s for s in statements), statements
+    assert any("consults are free" in s for s in statements), statements

@@ -2295,9 +2295,17 @@ def _negated_words(clause: str) -> set[str]:
     negators = [t for t in tokens_ if t.lemma == "no"]
     if not negators or not all(t.dep == "det" and tokens_[t.head].pos in ("NOUN", "PROPN") for t in negators):
         return whole
+    dated = [(m.start_char, m.end_char) for m in parsed.dates]
     out: set[str] = set()
     for t in negators:
-        phrase = [u.text for u in tokens_ if _within(tokens_, u.i, t.head)]
+        # The noun, what comes before it and a date after it ("no lessons on Friday 2 April"): another
+        # phrase after it says where or which ("no lilies in a bouquet" rules out lilies, not bouquets).
+        phrase = [
+            u.text
+            for u in tokens_
+            if _within(tokens_, u.i, t.head)
+            and (u.i <= t.head or any(a <= u.start_char < b for a, b in dated))
+        ]
         out |= set(stems_of(" ".join(phrase)))
     return out
 

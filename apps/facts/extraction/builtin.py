@@ -196,13 +196,17 @@ def _one_time_of_something(masked: str, specs: list[Any], hint: _Q | None) -> bo
 
 
 def _asking_part(question: str, on: date) -> str:
-    """An owner's question up to its last asking sentence: a remark the visitor added after it ("do you
+    """An owner's question up to its asking sentence: a remark the visitor added after it ("do you
     deliver to Bramley? it's about 12 miles") is context, not what the answer is about, and would
     otherwise name the topic. A remark before it stays ("We have a dog. Can he come?")."""
     if "?" not in question:
         return question
     sentences = analyse(question, base_date=on).sentences
     asking = [s for s in sentences if s.text.rstrip().endswith("?")]
+    if len(asking) > 1:
+        # Two questions ("Do you do wedding flowers? Is there a charge for the consultation?"): the
+        # answer's yes or no is to the first; its other details answer the rest on their own.
+        return question[: asking[0].end_char].strip()
     if not asking or asking[-1] is sentences[-1]:
         return question
     return question[: asking[-1].end_char].strip()

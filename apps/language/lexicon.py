@@ -257,6 +257,26 @@ def co_hyponyms(a: str, b: str) -> bool:
 
 @lru_cache(maxsize=4096)
 @_serialised
+def verb_mates(verb: str) -> tuple[str, ...]:
+    """The other one-word verbs of a verb's commonest WordNet sense, where it is their commonest too
+    ("shut" -> "close"): another word for the same doing. Empty when WordNet lacks the verb."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return ()
+    senses = wordnet.synsets(verb.replace(" ", "_"), pos="v")
+    if not senses:
+        return ()
+    first = senses[0]
+    return tuple(
+        name
+        for name in dict.fromkeys(lemma.name().lower() for lemma in first.lemmas())
+        if name != verb and name.isalpha() and wordnet.synsets(name, pos="v")[:1] == [first]
+    )
+
+
+@lru_cache(maxsize=4096)
+@_serialised
 def verb_senses(verb: str) -> int | None:
     """How many senses WordNet gives a verb ("expire" 3, "come" 21): a light, general verb has many
     and says little on its own; None when WordNet lacks it or cannot be loaded."""

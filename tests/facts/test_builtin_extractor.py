@@ -624,3 +624,30 @@ def test_an_owner_answer_to_two_questions_says_yes_to_the_first() -> None:
     assert "Petal & Stem does wedding flowers." in statements, statements
     assert not any("?" in s for s in statements), statements
     assert any("consults are free" in s for s in statements), statements
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("Mon - Fri 7.30am - 6pm", "7:30 AM-6 PM"),
+        ("Sat 8.30am - 1pm", "8:30 AM-1 PM"),
+    ],
+)
+def test_a_time_written_with_a_dot_is_a_time(line: str, value: str) -> None:
+    """British and Australian pages write "7.30am": those hours had been stored as plain text, and a
+    question about them passed to the owner. A dot between numbers alone is an amount ("7.50")."""
+    found = BuiltinExtractor().extract(line, ctx(business_name="Pressed"))
+    assert [c.value for c in found if c.topic == "Opening hours"] == [value], found
+    assert not [
+        c for c in BuiltinExtractor().extract("Shirts 7.50 each", ctx()) if c.aspect.startswith("hours")
+    ]
+
+
+def test_hours_in_a_sentence_that_says_more_keep_the_sentence() -> None:
+    """Several times in one sentence with more to say ("... bar closes at midnight and everyone needs to
+    be off site by 12.30am"): the days-and-times template had kept "by 11.30pm" and lost the rest. The
+    sentence is kept as written beside the hours read from it."""
+    line = "Bands and DJs need to finish by 11.30pm, bar closes at midnight and everyone needs to be off site by 12.30am."
+    found = BuiltinExtractor().extract(line, ctx(business_name="Hollins Barn"))
+    assert any(c.aspect.startswith("hours") for c in found), found
+    assert any("everyone needs to be off site by 12.30am" in c.statement for c in found), found

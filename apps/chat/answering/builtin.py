@@ -51,7 +51,7 @@ from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import counts_beings, lexical_file, sense_mates, verb_senses
+from apps.language.lexicon import counts_beings, lexical_file, sense_mates, verb_mates, verb_senses
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
@@ -1743,7 +1743,15 @@ def _states_duration(f: _Fact, on: date) -> bool:
 def _subject(q: _Question) -> set[str]:
     """The question's own words that name what it is about (not the kind of answer it wants)."""
     generic = _generic_ask() | (concepts()[q.focus] if q.focus else frozenset()) | _rate_unit(q.text)
-    return {s for s, w in q.stems.items() if w >= 1.0 and s not in generic and not s[:1].isdigit()}
+    return {
+        s
+        for s, w in q.stems.items()
+        if w >= 1.0
+        and s not in generic
+        and not s[:1].isdigit()
+        # Another verb for one that asks the kind ("shut" for "close"): it asks the kind too.
+        and not any(stem(m) in generic for m in verb_mates(s))
+    }
 
 
 def _rate_unit(question: str) -> set[str]:

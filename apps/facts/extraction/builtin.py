@@ -753,6 +753,11 @@ class _Run:
                     valid_to=validity.valid_to,
                 )
             )
+        if len(out) > 1 and self.loses_words(masked, out):
+            # "Bands need to finish by 11.30pm, bar closes at midnight and everyone needs to be off site
+            # by 12.30am": the days-and-times templates keep the times and drop who and what, so the
+            # sentence is kept too, as written, as a detail of its own.
+            out.append(self.general(text, hint, validity))
         return out
 
     def hours_statement(

@@ -218,8 +218,11 @@ _DAY_LIST = rf"{_DAY_ITEM}(?:\s*(?:,\s*(?i:and|or|&)?|&|/|(?i:and|or))\s*{_DAY_I
 _MER = r"(?:\s?(?i:a\.?\s?m\b\.?|p\.?\s?m\b\.?))"
 # "noon", and "12 noon" / "12.00 midday", first: the number alone would be read as a bare hour.
 _WORD_TIME = r"(?i:(?:12(?:[:.]00)?\s*)?(?:noon|midday|midnight))"
-_TIME = rf"(?:{_WORD_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}?)"
-_TIME_STRONG = rf"(?:{_WORD_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d))"
+# "7.30am" as British and Australian pages write it: a dot between hour and minutes only before am/pm,
+# where no price can be meant ("12.50" alone is an amount).
+_DOT_TIME = rf"(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])\.[0-5]\d{_MER}"
+_TIME = rf"(?:{_WORD_TIME}|{_DOT_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}?)"
+_TIME_STRONG = rf"(?:{_WORD_TIME}|{_DOT_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d))"
 _TO = r"\s*(?:-|(?i:to|till|until|and))\s*"
 _HOURS_TOKEN = re.compile(
     rf"(?P<days>{_DAY_LIST})"
@@ -233,7 +236,7 @@ _HOURS_TOKEN = re.compile(
     r"|(?P<sep>[;,]|\s(?i:and|but|plus)\s|\.\s)"
 )
 _TIME_PARTS = re.compile(
-    r"(?i)(?:(?P<word>noon|midday|midnight)|(?<!\d)(?P<h>\d{1,2})(?!\d)(?::(?P<mi>\d{2}))?\s?(?P<mer>[ap])?\.?\s?(?:m\b\.?)?"
+    r"(?i)(?:(?P<word>noon|midday|midnight)|(?<!\d)(?P<h>\d{1,2})(?!\d)(?:[:.](?P<mi>\d{2}))?\s?(?P<mer>[ap])?\.?\s?(?:m\b\.?)?"
     r"(?!\s*(?:[:.]00\s*)?(?:noon|midday|midnight)))"
 )
 

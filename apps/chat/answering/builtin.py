@@ -1103,8 +1103,9 @@ def _naming_most(f: _Fact, facts: list[_Fact], head: str, wanted: set[str]) -> _
     return best
 
 
-# Where a message's situation ends and its question starts: a sentence's end, a dash or a comma.
-_CLAUSE_BREAK = re.compile(r"[.!?;]+\s+|\s+[-\u2013\u2014]+\s+|,\s+")
+# Where a message's situation ends and its question starts: a sentence's end, a dash or a comma, or
+# an "or" before a second question ("can i just turn up or do i need to book?").
+_CLAUSE_BREAK = re.compile(r"[.!?;]+\s+|\s+[-\u2013\u2014]+\s+|,\s+|\s+or\s+")
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 
 

@@ -1103,10 +1103,23 @@ def _naming_most(f: _Fact, facts: list[_Fact], head: str, wanted: set[str]) -> _
     return best
 
 
-# Where a message's situation ends and its question starts: a sentence's end, a dash or a comma, or
-# an "or" before a second question ("can i just turn up or do i need to book?").
-_CLAUSE_BREAK = re.compile(r"[.!?;]+\s+|\s+[-\u2013\u2014]+\s+|,\s+|\s+or\s+")
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+_DASHES = frozenset("-\u2013\u2014")
+
+
+def _clause_break(token: Token, text: str) -> bool:
+    """Whether a message's situation can end at this token and its question start after it: a
+    sentence's end, a comma or a spaced dash, each followed by a space, or an "or" joining a second
+    question ("can i just turn up or do i need to book?"). A hyphen inside a word ("e-bikes") is no
+    break: it has no space around it."""
+    if token.pos == "CCONJ" and token.lemma == "or":
+        return True
+    end = token.start_char + len(token.text)
+    if not token.is_punct or not text[end : end + 1].isspace():
+        return False
+    if set(token.text) <= _DASHES:
+        return text[token.start_char - 1 : token.start_char].isspace()
+    return set(token.text) <= set(".!?;,")
 
 
 def _asking_clause(question: str, on: date) -> str:
@@ -1116,12 +1129,10 @@ def _asking_clause(question: str, on: date) -> str:
     before the last opens so, or the message has one piece. Written by hand: no library splits a
     chat message this way."""
     text = question.strip()
-    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
     tokens = analyse(text, base_date=on).tokens
-    for start in reversed(breaks):
-        first = next((t for t in tokens if t.start_char >= start and not t.is_punct), None)
-        if first is not None and first.start_char == start and (first.tag in _WH_TAGS or first.pos == "AUX"):
-            return text[start:]
+    for before, first in reversed(list(itertools.pairwise(tokens))):
+        if _clause_break(before, text) and (first.tag in _WH_TAGS or first.pos == "AUX"):
+            return text[first.start_char :]
     return question
 
 

@@ -204,7 +204,7 @@ def _classify(token: Token) -> int | None:
     for category, cls in _WORD_CLASSES:
         if low in _words(category):
             return cls
-    if token.text.isdigit() and len(token.text) == 4 and 1900 <= int(token.text) <= 2199:
+    if is_year(token.text):
         return _YEAR
     if _is_numeric_date(token.text):
         return _REL  # "12/24": dateparser reads it whole, like a relative day
@@ -590,6 +590,11 @@ def _tense_prefer(doc: Doc, start: int, end: int, prefer: str) -> str:
     subjects = [c for c in (*verb.children, *verb.head.children) if c.dep_ in ("nsubj", "nsubjpass")]
     perfect = any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
     return "past" if perfect or any(c.pos_ == "PRON" for c in subjects) else prefer
+
+
+def is_year(word: str) -> bool:
+    """Whether a word is a year as a date gives it ("2026")."""
+    return word.isdigit() and len(word) == 4 and 1900 <= int(word) <= 2199
 
 
 def weekday_number(word: str) -> int | None:

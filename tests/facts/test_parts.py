@@ -338,6 +338,42 @@ def test_a_line_in_capitals_over_text_is_its_heading() -> None:
     ]
 
 
+def test_a_heading_in_capitals_may_give_dates_but_not_say_what_happens_on_them() -> None:
+    """A date in a capitals heading names the section ("PRICE LIST (EFFECTIVE 1 APRIL 2026)"); a line
+    whose dates come with what happens then says something ("CLOSED 24-26 DECEMBER") and stays a
+    statement: the parse of its words, in lower case, has no noun at its root."""
+    page = "PRICE LIST (EFFECTIVE 1 APRIL 2026)\nSourdough loaf $6\n\nCLOSED 24-26 DECEMBER\nSee you soon."
+    assert [heading for heading, _text in texts(page)] == ["Price list (effective 1 april 2026)"] * 3
+    assert texts(page)[1][1].startswith("CLOSED 24-26 DECEMBER")
+
+
+def test_a_heading_that_gives_a_range_of_dates_dates_its_section() -> None:
+    """ "## Christmas week (21-27 December)" over "We close at 2pm every day.": the hours hold in that
+    week only (they had replaced the usual hours for good). An open range dates the section from its
+    start ("effective 1 April 2026"); one day in a heading dates nothing ("News - 3 March 2026" is when
+    a post was written, not how long its text holds)."""
+    page = (
+        "## Christmas week (21-27 December)\n\nWe close at 2pm every day.\n\n"
+        "PRICE LIST (EFFECTIVE 1 APRIL 2027)\nSourdough loaf $6\n\n"
+        "## News - 3 March 2026\n\nWe now stock oat milk."
+    )
+    ctx = ExtractionContext(
+        business_name="Rosa's Bakery", source_kind="website", learned_on=date(2026, 12, 6)
+    )
+    found = {}
+    for part in split_parts(page):
+        context = ctx.model_copy(update={"heading": part.heading, "row": part.row})
+        for cand in BuiltinExtractor().extract(part.text, context):
+            found[cand.statement] = (cand.valid_from, cand.valid_to)
+    assert [k for k, v in found.items() if "2pm" in k and v == (date(2026, 12, 21), date(2026, 12, 27))], (
+        found
+    )
+    assert [k for k, v in found.items() if "$6 (from 1 April 2027)" in k and v == (date(2027, 4, 1), None)], (
+        found
+    )
+    assert [k for k, v in found.items() if "oat milk" in k and v == (None, None)], found
+
+
 def test_a_timetables_day_heading_sits_under_the_timetable() -> None:
     schedule = "CLASS SCHEDULE (main studio)\n\nMONDAY\n6:30 AM Sunrise Flow\n\nSAT & SUN\n9:00 AM Slow Flow"
     assert texts(schedule) == [

@@ -114,7 +114,7 @@ from .builtin_patterns import (
     statement_aspect,
     words_of,
 )
-from .parts import continued, dated_back, normalise, split_label, split_sentences
+from .parts import continued, dated_back, normalise, split_label, split_sentences, without_notes
 from .tables import RowCell, read_inline
 
 
@@ -178,10 +178,16 @@ def _window_words_back(cand: Candidate, text: str, validity: Validity) -> Candid
     statement = cand.statement
     for start, end in validity.spans:
         blank = " " * (end - start)
-        at = statement.find(" " + blank)  # after the word before it, not inside that word's space
+        # After the word or bracket before it ("$7 (from 1 April)"), not inside that word's space.
+        at = max(statement.find(" " + blank), statement.find("(" + blank))
         if end - start > 2 and at >= 0:
             statement = f"{statement[: at + 1]}{text[start:end]}{statement[at + 1 + len(blank) :]}"
     return cand if statement == cand.statement else cand.model_copy(update={"statement": statement})
+
+
+# The words of opening and closing, by lemma ("opens", "closed", "shuts"); "closed" and "opening"
+# are their own lemmas where the tagger reads an adjective or a noun.
+_OPENING_LEMMAS = frozenset({"open", "opening", "close", "closed", "closing", "shut", "hour"})
 
 
 def _one_time_of_something(masked: str, specs: list[Any], hint: _Q | None) -> bool:
@@ -190,7 +196,7 @@ def _one_time_of_something(masked: str, specs: list[Any], hint: _Q | None) -> bo
     hours, which run from one time to another."""
     if hint is not None and hint.aspect.startswith("hours"):
         return False  # an answer to an hours question: "9am" is its opening time
-    if re.search(r"(?i)\b(?:open|opens|opening|closed|closes|close|closing|hours|shut|shuts)\b", masked):
+    if _OPENING_LEMMAS & {t.lemma for t in analyse(masked, base_date=date.today()).tokens}:
         return False
     return all(s.value and re.fullmatch(r"\d{1,2}(?::\d\d)? [AP]M", s.value) for s in specs)
 
@@ -564,7 +570,7 @@ class _Run:
         topic = self.topic(name, alias=False) if name else ""
         if not topic:
             return []
-        crumbs = [re.sub(r"\s*\([^)]*\)", "", c).strip() for c in self.context.heading.split(">")]
+        crumbs = [without_notes(c) for c in self.context.heading.split(">")]
         heading = crumbs[-1] if crumbs else ""
         days = parse_days(what) or (parse_days(heading) if heading else None)
         said = sentence_end(text)

@@ -399,6 +399,20 @@ def _section_dates(sentence: str) -> str:
     return ", ".join(m.text for m in dates)
 
 
+def _heading_window(name: str) -> str:
+    """The dates a heading gives for its whole section, as a window ("Christmas hours (21-27
+    December)" -> "21-27 December", "Price list (effective 1 April 2026)" -> "from 1 April 2026"), or
+    "". A range only: one day in a heading is as often the day a post was written ("News - 3 March")
+    as the day its text holds."""
+    found = _window_dates(name, whole_range=False)
+    if len(found) != 1 or found[0].kind != "range":
+        return ""
+    mention = found[0]
+    if mention.start and mention.end:
+        return mention.text if mention.start != mention.end else ""
+    return f"from {mention.text}" if mention.start else f"until {mention.text}"
+
+
 def _cell_in_window(cell: RowCell, window: str) -> RowCell:
     """A priced cell of a dated section, with the section's dates in its note (see _in_window)."""
     own = f"{cell.value} {cell.detail}".strip()  # the item and variant are names ("Valentine's")
@@ -451,7 +465,7 @@ def split_parts(text: str) -> list[Part]:
     def heading(level: int, name: str) -> None:
         nonlocal label, window, fresh_section
         _push(stack, level, name)
-        label, window, fresh_section = "", "", True
+        label, window, fresh_section = "", _heading_window(name), True
 
     def breadcrumb() -> str:
         names = [name for _, name in stack]
@@ -465,7 +479,7 @@ def split_parts(text: str) -> list[Part]:
             label_before, before = "", ""
             sentences = windows_back(split_sentences(_join_lines(para)))
             if fresh_section and sentences:
-                window = _section_dates(sentences[0])
+                window = _section_dates(sentences[0]) or window
             fresh_section = False
             for sentence in sentences:
                 unit = dated_back(continued(sentence, label_before), before)
@@ -532,6 +546,7 @@ def split_parts(text: str) -> list[Part]:
             name = _capitals_name(line)
             # A timetable's day ("MONDAY") is a section of the heading over it ("CLASS SCHEDULE").
             heading(_CAPITALS_LEVEL + 1 if _names_only_days(name) else _CAPITALS_LEVEL, name)
+            window = _heading_window(" ".join(w.capitalize() for w in line.split()))  # "1 April"
             opening_caption = caption_of(line)
             i += 1
             continue
@@ -585,9 +600,6 @@ def split_parts(text: str) -> list[Part]:
 
 # A heading in capitals sits under the markup's own top headings ("# Price list" over "ROSES").
 _CAPITALS_LEVEL = 3
-# The only number a heading holds is a year ("VALENTINE'S WEEK 2026"); another makes the line a detail
-# ("OPEN 7 DAYS", "CALL NOW 0117 496 0321").
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _EMOJI_MARK = re.compile(r"[\u2600-\u27bf\U0001F300-\U0001FAFF]")
 
 
@@ -605,29 +617,55 @@ def _capitals_name(line: str) -> str:
     return text[:1] + text[1:].lower()
 
 
+def without_notes(name: str) -> str:
+    """A name without its notes in brackets ("Class schedule (main studio)" -> "Class schedule")."""
+    return re.sub(r"\s*\([^)]*\)", "", name).strip()
+
+
 def _capitals_heading(line: str, after: list[str]) -> bool:
     """Whether a line written in capitals names the text after it, as a heading does ("PET TRAVEL",
     "CLASS SCHEDULE (all classes in the main studio unless noted)", "MONDAY"): a few words, no number
     but a year, no statement of its own ("NO DOGS ALLOWED", "WE'RE MOVING!" say something; the
     parse tells), and some text after it. Written by hand: no library reads a plain page's layout."""
     text = line.strip()
-    named = re.sub(r"\([^)]*\)", "", text)  # a note in brackets keeps its own case
+    named = without_notes(text)  # a note in brackets keeps its own case
     letters = [c for c in named if c.isalpha()]
     # A list's item is no heading; an emoji before the words is decoration ("❤️ VALENTINE'S WEEK ❤️").
     listed = bullet_body(line) is not None and not _EMOJI_MARK.match(text)
     if len(letters) < 3 or named.upper() != named or listed or text.startswith("|"):
         return False
-    if len(named.split()) > 10 or re.search(r"\d", _YEAR.sub("", text)):
-        return False
-    if not any(rest.strip() for rest in after):
+    if len(named.split()) > 10 or not any(rest.strip() for rest in after):
         return False
     from apps.language.analysis import analyse  # lazy, as in dated_back
+    from apps.language.dates import is_year
 
     # Read with each word capitalised: in lower case "valentine's" reads as "valentine is".
     analysis = analyse(" ".join(w.capitalize() for w in text.split()), base_date=date.today())
-    return not analysis.has_finite_verb and not any(
-        t.dep == "neg" or t.lemma == "no" for t in analysis.tokens
-    )
+    dated = [(m.start_char, m.end_char) for m in analysis.dates]
+    # The only numbers a heading holds are dates ("VALENTINE'S WEEK 2026", "PRICES (FROM 1 APRIL
+    # 2026)"); another makes the line a detail ("OPEN 7 DAYS", "CALL NOW 0117 496 0321").
+    numbers = [
+        t
+        for t in analysis.tokens
+        if any(c.isdigit() for c in t.text)
+        and not is_year(t.text)
+        and not any(a <= t.start_char < b for a, b in dated)
+    ]
+    if numbers or analysis.has_finite_verb or any(t.dep == "neg" or t.lemma == "no" for t in analysis.tokens):
+        return False
+    # A line with numbered dates names a thing to be a heading ("CHRISTMAS HOURS 24-26 DECEMBER"), or
+    # it says what happens then ("CLOSED 24-26 DECEMBER"); read in lower case, where a capital makes
+    # no name.
+    numbered = any(c.isdigit() for a, b in dated for c in analysis.text[a:b])
+    return not numbered or _names_a_thing(_capitals_name(text).lower())
+
+
+def _names_a_thing(text: str) -> bool:
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    analysis = analyse(text, base_date=date.today())
+    roots = [t for t in analysis.tokens if t.dep == "ROOT"]
+    return len(roots) == 1 and roots[0].pos in ("NOUN", "PROPN") and not analysis.has_finite_verb
 
 
 def _push(stack: list[tuple[int, str]], level: int, name: str) -> None:

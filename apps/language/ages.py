@@ -38,8 +38,8 @@ _RANGE = re.compile(
     rf"(?i)\b(?:ages?\s+|aged\s+)?{_AGE}\s*{_DASH}\s*{_AGE}\s*(?:years?|yrs?|y/?o)\b"
     rf"|\bages?\s+{_AGE}\s*{_DASH}\s*{_AGE}\b"
 )
-#: "over 60s", "under 16s", "over 18 years": an open end, told from "over 50 miles" by its unit.
-_OPEN_END = re.compile(rf"(?i)\b(over|above|under|below)\s+{_AGE}(?:s\b|\s*(?:years?|yrs?)\b)")
+#: "over 60s", "over-65s", "under 16s", "over 18 years": an open end, told from "over 50 miles" by its unit.
+_OPEN_END = re.compile(rf"(?i)\b(over|above|under|below)[\s-]+{_AGE}(?:s\b|\s*(?:years?|yrs?)\b)")
 #: Words after the age that make the rule conditional ("14+ unless with a paying adult").
 _CONDITION = re.compile(
     r"(?i)\b(?:unless|except|with (?:a |an )?(?:parent|guardian|adult|consent)|accompanied)\b"

@@ -49,6 +49,7 @@ def test_the_minimum_age_a_statement_sets(statement: str, rule: MinimumAge | Non
         ("Toddler Room (2\u20133 yrs), Full day: £72", [(2, 3)]),  # an en dash
         ("Junior sailing, ages 8 to 14: $60", [(8, 14)]),
         ("Concession (over 60s, under 16s): £7.50", [(60, 120), (0, 15)]),
+        ("Students and over-65s get £5 off every session.", [(65, 120)]),
         ("Under 5s eat free", [(0, 4)]),
         ("Free delivery over 50 miles", []),  # a distance, not an age
         ("Groups of 5-8 players: $27", []),  # a group size

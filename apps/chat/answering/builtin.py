@@ -588,6 +588,8 @@ _OFFER_ADJ = {
 
 def _focus(text: str) -> str | None:
     low = text.lower()
+    if _asks_reduction(text):
+        return "discount"
     if set(stems_of(text)) & _lead_cues():
         # "How far ahead do I need to book?", "how much notice?", "in advance?": the notice needed,
         # whatever the degree word ("how far" is otherwise a distance).
@@ -619,6 +621,41 @@ def _focus(text: str) -> str | None:
     if kind_of_fact(text) == TIME_LIMITED_KIND:
         return "discount"  # "any specials on?": what is offered for a while, whatever its words
     return None
+
+
+_NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr"})
+
+
+def _asks_reduction(text: str) -> bool:
+    """Whether a question asks for money off: it names a reduction ("any discounts?", "deals for
+    pensioners?", "a coupon?"), as a noun, or asks whether something is cheaper ("is it cheaper if I
+    book a block?"), a comparative of a price word."""
+    reductions = concepts()["discount"] - {stem("off")}  # "off" alone is "day off", "drop off"
+    for t in analyse(text, base_date=date.min).tokens:
+        # A noun by its tag or by its role ("a pensioners discount?" tags "discount" a verb, but
+        # as the thing there is).
+        nominal = t.pos in ("NOUN", "PROPN") or t.dep in _NOMINAL_DEPS
+        if nominal and stem(t.lemma) in reductions:
+            return True
+        if t.tag in ("JJR", "RBR") and stem(t.lemma) in concepts()["price"]:
+            return True
+    return False
+
+
+def _condition_stems(text: str) -> set[str]:
+    """The stems of a question's condition, the clause opened by "if" or "when" ("is there any
+    discount if we all bring our dry cleaning to you?" -> bring, dry, cleaning): what the visitor
+    would do, which a fact may say in other words."""
+    tokens = analyse(text, base_date=date.min).tokens
+    opened = {t.head for t in tokens if t.dep == "mark" and t.lemma in ("if", "when")}
+    inside: set[int] = set()
+    for t in tokens:
+        at, seen = t.i, 0
+        while at not in opened and tokens[at].head != at and seen < len(tokens):
+            at, seen = tokens[at].head, seen + 1
+        if at in opened:
+            inside.add(t.i)
+    return {s for i in inside for s in stems_of(tokens[i].text)}
 
 
 _MODIFIER_DEPS = frozenset({"compound", "amod", "nmod"})  # spaCy labels of a noun's modifiers
@@ -1517,8 +1554,12 @@ def _scores(q: _Question, facts: list[_Fact]) -> list[tuple[float, float, _Fact]
     """(total score, word score, fact) for facts with anything in common with the question."""
     idf = _idf(facts)
     asked = {s: w for s, w in q.stems.items() if s not in _rate_unit(q.text)}  # "per kg" names nothing
+    age = stated_age(q.text)
     out = []
     for f in facts:
+        # A row for the age the question gives ("my nan is 72" / "Concession (over 60s)") is about
+        # whom it asks, in other words.
+        fits = age is not None and any(low <= age <= high for low, high in age_ranges(f.statement))
         words = sum(
             w * idf.get(s, 0.0) * min(1.0, f.stems[s] + 0.5) for s, w in asked.items() if s in f.stems
         )
@@ -1527,9 +1568,9 @@ def _scores(q: _Question, facts: list[_Fact]) -> list[tuple[float, float, _Fact]
         )
         shared = q.concepts & f.concepts
         focus = q.focus is not None and q.focus in f.concepts
-        if words + topic <= 0 and not focus:
+        if words + topic <= 0 and not focus and not fits:
             continue
-        total = words + topic + 0.5 * len(shared) + (1.0 if focus else 0.0)
+        total = words + topic + 0.5 * len(shared) + (1.0 if focus else 0.0) + (1.0 if fits else 0.0)
         out.append((total, words + topic, f))
     out.sort(key=lambda item: (-item[0], item[2].order))
     return out
@@ -1600,6 +1641,12 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     # A measure's words no fact shares ("full" of "for a full hour") name no subject; shared ones do
     # ("3 miles" / "within 2 miles").
     subject = _subject(q) - {m for m in q.measure_words if not any(m in f.stems for f in facts)}
+    if q.focus == "discount" and not _named_by_any(subject, facts):
+        # "Is there any discount if we all bring our dry cleaning?": the condition's words name no
+        # fact, the reduction is what is asked; the facts that give one answer it.
+        subject -= _condition_stems(q.text)
+    if not _named_by_any(subject, facts):
+        subject -= _people_of_the_age(q, facts)
     if not scored or (
         subject and not any(s in f.stems or s in f.topic_stems for f in facts for s in subject)
     ):
@@ -1659,6 +1706,23 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
     picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
     picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
+
+
+def _people_of_the_age(q: _Question, facts: list[_Fact]) -> set[str]:
+    """The words for people in a question that states an age a fact's rows are for ("deals for
+    pensioners? my dad is 70" against "over-65s get £5 off"): the age says who they are, in the
+    fact's terms; empty when no fact's ages take it in."""
+    age = stated_age(q.text)
+    if age is None or not any(low <= age <= high for f in facts for low, high in age_ranges(f.statement)):
+        return set()
+    tokens = analyse(q.text, base_date=q.on).tokens
+    return {
+        stem(t.lemma) for t in tokens if t.pos in ("NOUN", "PROPN") and lexical_file(t.lemma) == "noun.person"
+    }
+
+
+def _named_by_any(stems: set[str], facts: list[_Fact]) -> bool:
+    return any(s in f.stems or s in f.topic_stems for f in facts for s in stems)
 
 
 def _for_the_age(q: _Question, scored: list[tuple[float, float, _Fact]]) -> list[tuple[float, float, _Fact]]:
@@ -1755,6 +1819,8 @@ def _states_duration(f: _Fact, on: date) -> bool:
 def _subject(q: _Question) -> set[str]:
     """The question's own words that name what it is about (not the kind of answer it wants)."""
     generic = _generic_ask() | (concepts()[q.focus] if q.focus else frozenset()) | _rate_unit(q.text)
+    if q.focus == "discount":
+        generic |= concepts()["price"]  # "is it cheaper if ...?" asks for a reduction, names no thing
     return {
         s
         for s, w in q.stems.items()

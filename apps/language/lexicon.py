@@ -255,6 +255,28 @@ def co_hyponyms(a: str, b: str) -> bool:
     return distance is not None and distance <= MAX_KIN_DISTANCE
 
 
+#: How many steps up WordNet's hierarchy a kind may sit below the thing named ("crate" is one step
+#: below "box"): further up, the parent is a category no visitor means ("container", "object").
+MAX_KIND_DEPTH = 3
+
+
+@lru_cache(maxsize=8192)
+@_serialised
+def kind_of(specific: str, general: str) -> bool:
+    """Whether a noun's commonest sense is a kind of another noun's commonest sense, within
+    ``MAX_KIND_DEPTH`` steps ("crates" are boxes, "roses" are flowers); False when either is not in
+    WordNet, or they are one sense (that is sense_mates)."""
+    low, high = _commonest_sense(specific), _commonest_sense(general)
+    if low is None or high is None or low == high:
+        return False
+    level = {low}
+    for _ in range(MAX_KIND_DEPTH):
+        level = {parent for synset in level for parent in _parents(synset)}
+        if high in level:
+            return True
+    return False
+
+
 @lru_cache(maxsize=4096)
 @_serialised
 def verb_mates(verb: str) -> tuple[str, ...]:

@@ -31,6 +31,23 @@ def test_synonyms_kinds_and_unknown_words_are_not(a, b):
     assert not lexicon.co_hyponyms(a, b)
 
 
+@pytest.mark.parametrize(
+    ("specific", "general", "expected"),
+    [
+        ("crate", "box", True),  # "plastic crate hire" answers "can I hire plastic boxes?"
+        ("hatchback", "car", True),
+        ("kayak", "boat", True),  # three steps up: kayak, canoe, small boat, boat
+        ("box", "crate", False),  # a box is not a kind of crate
+        ("cat", "dog", False),  # kin, not kinds
+        ("exam", "examination", False),  # one sense: sense_mates, not a kind
+        ("dog", "entity", False),  # far up the hierarchy: a category nobody asks for
+        ("zzzblorf", "box", False),
+    ],
+)
+def test_a_kind_of_a_thing_is_found_a_few_steps_below_it(specific, general, expected):
+    assert lexicon.kind_of(specific, general) is expected
+
+
 def test_specific_verbs_have_few_senses_and_light_verbs_many():
     assert lexicon.verb_senses("expire") <= 6 < lexicon.verb_senses("come")
     assert lexicon.verb_senses("shrink") <= 6 < lexicon.verb_senses("take")

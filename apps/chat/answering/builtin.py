@@ -51,7 +51,7 @@ from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import counts_beings, lexical_file, sense_mates, verb_mates, verb_senses
+from apps.language.lexicon import counts_beings, kind_of, lexical_file, sense_mates, verb_mates, verb_senses
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
@@ -2343,7 +2343,8 @@ def _covered(s: str, f: _Fact, *, broad: bool) -> bool:
             (name in _NARROW and words & set(f.stems)) or (broad and name in _BROAD and name in f.concepts)
         ):
             return True
-    return False
+    # A kind of the thing asked about, in WordNet ("plastic crate hire" for "can I hire plastic boxes?").
+    return not s[:1].isdigit() and any(kind_of(t, s) for t in f.stems if not t[:1].isdigit())
 
 
 def _negated_stems(f: _Fact) -> set[str]:

@@ -651,3 +651,22 @@ def test_hours_in_a_sentence_that_says_more_keep_the_sentence() -> None:
     found = BuiltinExtractor().extract(line, ctx(business_name="Hollins Barn"))
     assert any(c.aspect.startswith("hours") for c in found), found
     assert any("everyone needs to be off site by 12.30am" in c.statement for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("line", "topic"),
+    [
+        ("Other work is charged at our labour rate of £68 per hour + VAT.", "Labour rate"),
+        ("All bookings carry a cancellation charge of £25 if cancelled within 24 hours.", "Cancellations"),
+        ("Late collection incurs a fee of £10 per day.", "Late collection"),
+        ("Tuition is billed at an hourly rate of $40.", "Hourly rate"),
+    ],
+)
+def test_an_amount_after_of_is_the_named_nouns(line: str, topic: str) -> None:
+    """ "a cancellation charge of £25": the parse says what the amount is of, the noun whose "of"
+    takes it. The topic had been the clause's subject ("Work"), a clause ("When you book") or a broken
+    phrase ("A fee of", with the statement "incurs a fee of is £10"). A bare price word is of the
+    clause's subject ("Late collection ... a fee of £10")."""
+    [cand] = BuiltinExtractor().extract(line, ctx(business_name="Dunmore Motors"))
+    assert cand.topic == topic, cand
+    assert line.rstrip(".").split(" of ")[-1] in cand.statement, cand  # the sentence as written

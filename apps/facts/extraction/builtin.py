@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 from typing import Any
 
 from apps.facts.lexical import content_words, stem
@@ -29,6 +30,7 @@ from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import counts_beings, lexical_file, word_classes
 from apps.language.shorthand import written_out
+from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
@@ -188,6 +190,20 @@ def _window_words_back(cand: Candidate, text: str, validity: Validity) -> Candid
 # The words of opening and closing, by lemma ("opens", "closed", "shuts"); "closed" and "opening"
 # are their own lemmas where the tagger reads an adjective or a noun.
 _OPENING_LEMMAS = frozenset({"open", "opening", "close", "closed", "closing", "shut", "hour"})
+
+
+def _noun_phrase(tokens: tuple[Token, ...], noun: Token) -> str:
+    """A noun with the words before it that say which one ("cancellation charge", "late
+    collection"), without articles or possessives."""
+    mods = [t for t in tokens if t.head == noun.i and t.i < noun.i and t.dep in ("compound", "amod")]
+    start = min([noun.i, *(t.i for t in mods)])
+    return " ".join(t.text for t in tokens[start : noun.i + 1] if t.dep in ("compound", "amod") or t is noun)
+
+
+@cache
+def _price_words() -> frozenset[str]:
+    """The one-word names of a price in the language layer's kinds table ("fee", "charge", "rate")."""
+    return frozenset(p for p in categories("kinds.txt", separator="|").get("prices", ()) if " " not in p)
 
 
 def _one_time_of_something(masked: str, specs: list[Any], hint: _Q | None) -> bool:
@@ -1095,6 +1111,12 @@ class _Run:
             break
         if best is None:
             return []
+        priced = self.priced_by_of(clause, best[0]) if best[1] != "free" else ""
+        if priced:
+            # "our labour rate of £68 per hour", "a cancellation charge of £25": the amount is the
+            # named noun's; the sentence as written is the statement.
+            topic = self.topic(priced)
+            return [_Det(topic, FEE_ASPECTS.get(topic, "price"), best[1], resolve(clause, self.biz))]
         topic, phrase, own = subject.topic, subject.phrase, subject.own
         after_noun = False
         if subject.is_self:  # "we offer bridal packages from $250": the price is the object's
@@ -1187,6 +1209,29 @@ class _Run:
         else:
             template = f"{name} {be(name)} {written}"
         return [_Det(topic, aspect, best[1], template, own_subject=own)]
+
+    def priced_by_of(self, clause: str, at: int) -> str:
+        """What an amount is of, when the parse says ("a cancellation charge of £25", "our labour
+        rate of £68 per hour"): the noun whose "of" takes the amount, with the words that say which
+        one. A bare price word ("a fee of £10") is of the clause's subject ("Late collection"); any
+        other bare noun ("a minimum of", "a total of") says too little, and the rules above read it."""
+        tokens = analyse(clause, base_date=self.context.learned_on).tokens
+        amount = next((t for t in tokens if t.start_char >= at and t.like_num), None)
+        if amount is None or amount.dep != "pobj":
+            return ""
+        of = tokens[amount.head]
+        noun = tokens[of.head]
+        if of.lemma != "of" or of.dep != "prep" or noun.pos != "NOUN" or noun.i == of.i:
+            return ""
+        named = _noun_phrase(tokens, noun)
+        if named != noun.text:
+            return named
+        if noun.lemma not in _price_words():
+            return ""
+        subjects = [t for t in tokens if t.dep in ("nsubj", "nsubjpass") and t.pos in ("NOUN", "PROPN")]
+        if len(subjects) != 1 or self.is_self(subjects[0].text):
+            return ""
+        return _noun_phrase(tokens, subjects[0])
 
     def notice(self, clause: str, subject: _Subject, hint: _Q | None) -> list[_Det]:
         m = NOTICE_RE.search(clause)

@@ -255,6 +255,15 @@ def co_hyponyms(a: str, b: str) -> bool:
     return distance is not None and distance <= MAX_KIN_DISTANCE
 
 
+@lru_cache(maxsize=4096)
+@_serialised
+def is_season(noun: str) -> bool:
+    """Whether a noun's commonest sense is one of the year's seasons ("summer", "autumn", "fall"):
+    a child of WordNet's natural period of the year."""
+    sense = _commonest_sense(noun)
+    return sense is not None and any(parent.name() == "season.n.02" for parent in sense.hypernyms())
+
+
 #: How many steps up WordNet's hierarchy a kind may sit below the thing named ("crate" is one step
 #: below "box"): further up, the parent is a category no visitor means ("container", "object").
 MAX_KIND_DEPTH = 3

@@ -670,3 +670,24 @@ def test_an_amount_after_of_is_the_named_nouns(line: str, topic: str) -> None:
     [cand] = BuiltinExtractor().extract(line, ctx(business_name="Dunmore Motors"))
     assert cand.topic == topic, cand
     assert line.rstrip(".").split(" of ")[-1] in cand.statement, cand  # the sentence as written
+
+
+def test_a_seasons_hours_hold_every_year() -> None:
+    """ "Summer (1 April - 30 September): Mon-Fri 7am-10pm" gives the hours of every summer: stored
+    for that one year, the page's summer hours had expired by the next July and "how late are you open
+    tonight?" found none. Each season is its own aspect of the opening hours, its dates in the
+    statement (the answerer reads them per year). A season said of one year ("This summer ...") or a
+    season that names something else ("SPRING FLING, 1-30 September") stays dated."""
+    extract = BuiltinExtractor().extract
+    context = ctx(business_name="Fairway Flats", learned_on=date(2025, 9, 1))
+    summer = extract("Summer (1 April \u2013 30 September): Mon\u2013Fri 7am\u201310pm", context)
+    winter = extract("Winter (1 October \u2013 31 March): Mon\u2013Fri 9am\u20139pm", context)
+    assert [(c.topic, c.aspect, c.valid_from, c.valid_to) for c in summer + winter] == [
+        ("Opening hours", "hours monday-friday in summer", None, None),
+        ("Opening hours", "hours monday-friday in winter", None, None),
+    ], summer + winter
+    assert "1 April - 30 September" in summer[0].statement, summer
+    [once] = extract("This summer we are closed 1-14 August for a refit.", context)
+    assert (once.valid_from, once.valid_to) == (date(2026, 8, 1), date(2026, 8, 14)), once
+    offer = extract("SPRING FLING, 1-30 September: a free scalp massage with any 60-minute massage.", context)
+    assert all(c.valid_to == date(2025, 9, 30) for c in offer), offer

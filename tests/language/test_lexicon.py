@@ -48,6 +48,11 @@ def test_a_kind_of_a_thing_is_found_a_few_steps_below_it(specific, general, expe
     assert lexicon.kind_of(specific, general) is expected
 
 
+def test_the_years_seasons_are_told_from_other_periods():
+    assert all(lexicon.is_season(w) for w in ("summer", "winter", "autumn", "fall", "spring"))
+    assert not any(lexicon.is_season(w) for w in ("term", "week", "christmas", "season", "fling"))
+
+
 def test_specific_verbs_have_few_senses_and_light_verbs_many():
     assert lexicon.verb_senses("expire") <= 6 < lexicon.verb_senses("come")
     assert lexicon.verb_senses("shrink") <= 6 < lexicon.verb_senses("take")

@@ -28,7 +28,7 @@ from apps.facts.lexical import content_words, stem
 from apps.language.analysis import Token, analyse
 from apps.language.contractions import with_apostrophes
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import counts_beings, lexical_file, word_classes
+from apps.language.lexicon import counts_beings, is_season, lexical_file, word_classes
 from apps.language.shorthand import written_out
 from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
@@ -734,7 +734,8 @@ class _Run:
             specs = [s for s in specs if s.value != "by appointment" or s.day_key]
             if not specs:
                 return []
-        topic = self.hours_topic(masked, hint)
+        season = self.season_label(masked) if validity.seasons else ""
+        topic = self.topic("Opening hours", alias=False) if season else self.hours_topic(masked, hint)
         if topic == self.topic("Opening hours", alias=False) and _one_time_of_something(masked, specs, hint):
             return []
         framed = re.match(r"(?i)\W*(?:(?:from|between|in|during|over|on|at|for)\s+(?:the\s+)?)?", masked)
@@ -752,6 +753,8 @@ class _Run:
                 day = spec.day_key or (hint.days if hint is not None and hint.days else None)
                 aspect = f"hours {day}" if day else "hours"
                 value = spec.value
+            if season:  # "Summer (1 April - 30 September): Mon-Fri 7am-10pm": each season its own hours
+                aspect = f"{aspect} in {season}"
             if len(specs) == 1 and hint is not None and hint.declarative and not full_clause(text):
                 statement = sentence_end(f"{hint.declarative} {lower_first(text)}")
             elif len(specs) == 1 and (
@@ -782,18 +785,33 @@ class _Run:
             out.append(self.general(text, hint, validity))
         return out
 
+    def season_label(self, masked: str) -> str:
+        """The season a label of recurring hours names and nothing else ("Summer (1 April - 30
+        September): ..." -> "summer"), or ""."""
+        label = split_label(masked)[0]
+        words = [
+            t
+            for t in analyse(label, base_date=self.context.learned_on).tokens
+            if t.text.strip() and not (t.is_punct or t.is_stop)
+        ]
+        return words[0].lemma if len(words) == 1 and is_season(words[0].lemma) else ""
+
     def hours_statement(
         self, topic: str, days: str, times: str, value: str | None, text: str, validity: Validity
     ) -> str:
         when = ""
-        if validity.temporary:
-            when = " (" + "; ".join(text[a:b].strip(" ,.") for a, b in validity.spans) + ")"
+        said = validity.spans if validity.temporary else validity.seasons
+        if said:
+            when = " (" + "; ".join(text[a:b].strip(" ,.") for a, b in said) + ")"
         single = (
             re.fullmatch(rf"(?:{DAY_WORD}|(?i:(?:bank |public )?holidays))", days.strip()) if days else None
         )
         on = f"on {days}" if single else days
         if value == "closed":
             return sentence_end(f"{self.biz} is closed {on}{when}")
+        season = self.season_label(mask(text, validity.spans)) if validity.seasons else ""
+        if season:
+            return sentence_end(f"In {season}{when}, {self.biz} is open {on}, {times}".replace(" , ", " "))
         if topic == "Opening hours" or self.is_self(topic):
             return sentence_end(f"{self.biz} is open {on}, {times}{when}".replace(" , ", " "))
         return sentence_end(f"{topic} at {self.biz}: {days}, {times}{when}".replace(": , ", ": "))

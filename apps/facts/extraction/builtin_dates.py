@@ -26,7 +26,7 @@ from apps.language.dates import (
     tells_when_it_happened,
     weekday_number,
 )
-from apps.language.lexicon import word_classes
+from apps.language.lexicon import is_season, word_classes
 
 from .builtin_patterns import DAY_NAMES, DAY_WORD
 from .parts import split_label
@@ -43,6 +43,9 @@ class Validity:
     valid_from: date | None = None
     valid_to: date | None = None
     spans: tuple[tuple[int, int], ...] = ()
+    # The dates of a season that recurs every year ("Summer (1 April - 30 September)"): masked with
+    # the rest, bounding nothing, said in the statement so the answerer can read them per year.
+    seasons: tuple[tuple[int, int], ...] = ()
 
     @property
     def temporary(self) -> bool:
@@ -64,6 +67,7 @@ def find_validity(text: str, learned_on: date) -> Validity:
     doc = analysis.doc
     windows: list[tuple[date | None, date | None]] = []
     spans: list[tuple[int, int]] = []
+    seasons: list[tuple[int, int]] = []
     for mention in analysis.dates:
         if mention.recurring or mention.holiday or mention.bare_weekday:
             continue
@@ -77,6 +81,12 @@ def find_validity(text: str, learned_on: date) -> Validity:
             and role not in date_words("month_window")
         ):
             continue  # a season ("Apr-Oct", "from November through February"): it recurs, left as text
+        if _seasons_dates(analysis, mention):
+            # "Summer (1 April - 30 September): Mon-Fri 7am-10pm": every year's summer, read per year
+            # by the answerer; masked, so that no reader takes "30" for a time.
+            spans.append((mention.start_char, mention.end_char))
+            seasons.append((mention.start_char, mention.end_char))
+            continue
         said = role in _role_words() and words.start > role.count("_")
         first = doc[words.start - role.count("_") - 1].idx if said else mention.start_char
         spans.append((first, mention.end_char))
@@ -89,7 +99,27 @@ def find_validity(text: str, learned_on: date) -> Validity:
     valid_from, valid_to = _one_window(windows)
     if valid_from and valid_to and valid_to < valid_from:
         valid_from, valid_to = None, None
-    return Validity(valid_from, valid_to, tuple(spans))
+    return Validity(valid_from, valid_to, tuple(spans), tuple(seasons))
+
+
+def _seasons_dates(analysis: Analysis, mention: DateMention) -> bool:
+    """Whether a range without a year gives the dates of a season the sentence names ("Summer (1
+    April - 30 September)"), which recur every year; not "this summer", "next winter", said of one
+    year, nor a season that names something else ("Spring fling", "summer term")."""
+    if mention.explicit_year or mention.start is None or mention.end is None:
+        return False
+    tokens = analysis.tokens
+    # The season itself, not a name it qualifies ("SPRING FLING, 1-30 September", "summer term").
+    seasons = [
+        t
+        for t in tokens
+        if t.pos in ("NOUN", "PROPN") and t.dep not in ("compound", "amod") and is_season(t.lemma)
+    ]
+    return bool(seasons) and not any(
+        t.head == season.i and t.dep == "det" and t.lemma in ("this", "next", "last")
+        for season in seasons
+        for t in tokens
+    )
 
 
 def _ends_an_offer(analysis: Analysis, date_start: int, role: str) -> bool:

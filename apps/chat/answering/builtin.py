@@ -666,6 +666,19 @@ def _lead_cues() -> frozenset[str]:
     return concepts()["leadtime"] - {stem("lead")}  # "lead" alone is too many other things
 
 
+def _without_alternative(text: str, on: date) -> str:
+    """A question without the alternative it turns down ("can I hire plastic boxes instead of
+    cardboard ones?" -> "can I hire plastic boxes?", "... rather than cash?"): the thing not wanted
+    is no part of what is asked, and no fact need name it. The phrase runs from "instead of" or
+    "rather than" to the clause's end."""
+    tokens = analyse(text, base_date=on).tokens
+    for first, second in itertools.pairwise(tokens):
+        if (first.lemma, second.lemma) in (("instead", "of"), ("rather", "than")):
+            end = next((t.start_char for t in tokens if t.i > second.i and t.is_punct), len(text))
+            return f"{text[: first.start_char].rstrip()}{text[end:]}"
+    return text
+
+
 def _analyse(text: str, on: date, business: str = "") -> _Question:
     stems = stems_of(text)
     # Every fact may name the business; its name in a question ("who owns the bakery?") is no match.
@@ -1056,6 +1069,8 @@ def _reply(
     on: date,
 ) -> tuple[_Reply | None, set[str]]:
     """The reply to one question, and the words its facts write in lower case."""
+    if "instead" in question.lower() or "rather" in question.lower():  # most ask without a parse
+        question = _without_alternative(question, on)
     q = _merge_followup(_analyse(question, on, business), history, on, business)
     _fuse_particles(q, facts)
     facts = _meeting_conditions(q, facts, on)

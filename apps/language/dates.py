@@ -327,10 +327,13 @@ def _month_end(day: dt.date) -> dt.date:
 
 
 def _add_year(day: dt.date, years: int = 1) -> dt.date:
+    # Held to the calendar's years: a reading against date.min (a text read for its words, not its
+    # dates) has no year before it.
+    year = min(max(day.year + years, dt.MINYEAR), dt.MAXYEAR)
     try:
-        return day.replace(year=day.year + years)
+        return day.replace(year=year)
     except ValueError:  # 29 February
-        return day.replace(year=day.year + years, day=28)
+        return day.replace(year=year, day=28)
 
 
 @dataclass

@@ -255,6 +255,25 @@ def co_hyponyms(a: str, b: str) -> bool:
     return distance is not None and distance <= MAX_KIN_DISTANCE
 
 
+#: WordNet's time away from work and pause from it: a holiday, a vacation, leave, a break.
+_TIME_OFF = frozenset({"time_off.n.01", "pause.n.02"})
+#: How many of a noun's senses may say it ("break" is a pause from work in its fifth).
+TIME_OFF_SENSES = 5
+
+
+@lru_cache(maxsize=4096)
+@_serialised
+def names_time_off(noun: str) -> bool:
+    """Whether a noun names time away from work in one of its commoner senses ("holiday", "break",
+    "leave", "recess"); False when WordNet lacks it or cannot be loaded."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return False
+    senses = wordnet.synsets(noun.replace(" ", "_"), pos="n")[:TIME_OFF_SENSES]
+    return any(_TIME_OFF & {parent.name() for parent in sense.closure(_parents)} for sense in senses)
+
+
 @lru_cache(maxsize=4096)
 @_serialised
 def is_season(noun: str) -> bool:

@@ -295,3 +295,10 @@ def test_weekdays_with_day_numbers_in_a_list_share_the_lists_month() -> None:
 )
 def test_a_date_told_in_the_past_lies_behind_the_day_it_was_said(text: str, start: dt.date) -> None:
     assert dates(text)[0].start == start
+
+
+def test_a_range_across_the_new_year_read_against_the_first_day_of_the_calendar():
+    """Some readers take a text for its words and pass date.min as its day; a range that crosses the
+    new year ("28 December - 3 January") then had no year before it to fall back to, and raised."""
+    [mention] = analyse("closed 28 December - 3 January", base_date=dt.date.min).dates
+    assert (mention.start.month, mention.end.month) == (12, 1)

@@ -53,6 +53,11 @@ def test_the_years_seasons_are_told_from_other_periods():
     assert not any(lexicon.is_season(w) for w in ("term", "week", "christmas", "season", "fling"))
 
 
+def test_time_away_from_work_is_told_by_wordnet():
+    assert all(lexicon.names_time_off(w) for w in ("holiday", "break", "vacation", "leave"))
+    assert not any(lexicon.names_time_off(w) for w in ("refit", "lunch", "party", "tools", "zzzblorf"))
+
+
 def test_specific_verbs_have_few_senses_and_light_verbs_many():
     assert lexicon.verb_senses("expire") <= 6 < lexicon.verb_senses("come")
     assert lexicon.verb_senses("shrink") <= 6 < lexicon.verb_senses("take")

@@ -51,7 +51,15 @@ from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
-from apps.language.lexicon import counts_beings, kind_of, lexical_file, sense_mates, verb_mates, verb_senses
+from apps.language.lexicon import (
+    counts_beings,
+    kind_of,
+    lexical_file,
+    names_time_off,
+    sense_mates,
+    verb_mates,
+    verb_senses,
+)
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
@@ -367,6 +375,15 @@ def _range(text: str) -> tuple[int | None, int | None]:
     return None, None
 
 
+def _takes_time_off(clause: str) -> bool:
+    """Whether a clause with no clock time tells of time away from work, by a noun WordNet files so
+    ("taking a break", "on holiday", "annual leave"): with a date, a closure."""
+    if not any(ch.isdigit() for ch in clause):
+        return False  # no date, no closure to place: the common case, without a parse
+    tokens = analyse(clause, base_date=date.min).tokens
+    return any(t.pos == "NOUN" and names_time_off(t.lemma) for t in tokens)
+
+
 def day_clauses(statement: str) -> list[DayClause]:
     """The statement's clauses that say something about opening: which days, open or closed, hours."""
     out = []
@@ -382,6 +399,8 @@ def day_clauses(statement: str) -> list[DayClause]:
             polarity = "closed"
         elif re.search(r"\b(open|hours)\b", low) or has_time:
             polarity = "open"
+        elif _takes_time_off(clause):
+            polarity = "closed"  # "... is taking a break from Monday 22 December", "on holiday until ..."
         else:
             polarity = "other"
         opens, closes = _range(clause) if has_time else (None, None)

@@ -305,6 +305,67 @@ def kind_of(specific: str, general: str) -> bool:
     return False
 
 
+#: WordNet's files of things and beings, whose kinds are told apart ("service" and "repair", acts,
+#: are two words for one doing as often as two doings).
+THING_FILES = frozenset(
+    {
+        "noun.animal",
+        "noun.person",
+        "noun.artifact",
+        "noun.food",
+        "noun.plant",
+        "noun.object",
+        "noun.substance",
+    }
+)
+
+
+@lru_cache(maxsize=4096)
+def separate_kinds(a: str, b: str) -> bool:
+    """Whether two nouns name two separate kinds of one thing: their commonest senses meet at a
+    common parent at least two steps above each ("cat" / "dog" through carnivore, "baby" / "toddler"
+    through person), both filed by WordNet under one file of things or beings (animals, people,
+    artefacts), and no sense
+    of one (of its first ``SENSES``) is the other's or a kind of it.
+    A word one step below the meeting point is a wider word for the other's kind ("pet" / "dog"
+    meet at animal, one step above "pet"), not a separate kind. False when either is not in WordNet."""
+    low, high = _commonest_sense(a), _commonest_sense(b)
+    if low is None or high is None or one_of_a_kind(a, b) or one_of_a_kind(b, a):
+        return False
+    if low.lexname() != high.lexname() or low.lexname() not in THING_FILES:
+        return False  # not things of one kind ("hire", an act, and "rent", a payment)
+    with _reading:
+        meeting = low.lowest_common_hypernyms(high)
+        return any(
+            (low.shortest_path_distance(m) or 0) >= 2 and (high.shortest_path_distance(m) or 0) >= 2
+            for m in meeting
+        )
+
+
+@lru_cache(maxsize=4096)
+@_serialised
+def one_of_a_kind(specific: str, general: str, *, any_sense: bool = False) -> bool:
+    """Whether one of a noun's first ``SENSES`` senses is one of another noun's first ``SENSES``
+    senses, or a kind of it within ``MAX_KIND_DEPTH`` steps ("house" is a home in the sense of a
+    dwelling, "Christmas" a holiday in the sense of Christmas Day, "rat" a rodent). Wider than
+    ``kind_of``, which reads the commonest senses only; the caller pairs it with a second signal
+    (the embedding) that the two are meant in those senses. With ``any_sense``, every sense of the
+    general noun counts ("instrument" is a musical instrument in its sixth). False when either is
+    not in WordNet."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return False
+    lows = wordnet.synsets(specific.replace(" ", "_"), pos="n")[:SENSES]
+    highs = set(wordnet.synsets(general.replace(" ", "_"), pos="n")[: None if any_sense else SENSES])
+    level = set(lows)
+    for _ in range(MAX_KIND_DEPTH + 1):
+        if level & highs:
+            return True
+        level = {parent for synset in level for parent in _parents(synset)}
+    return False
+
+
 @lru_cache(maxsize=4096)
 @_serialised
 def verb_mates(verb: str) -> tuple[str, ...]:

@@ -44,6 +44,8 @@ def _units() -> Any:
             # pint warns that "mins" could also be milli-inches, then takes minutes, as a reader does.
             logging.getLogger("pint.util").setLevel(logging.ERROR)
             _registry = pint.UnitRegistry()
+            # pint has no short form of the week; owners write "3 wks" as they write "2 hrs".
+            _registry.define("@alias week = wk")
         return _registry
 
 

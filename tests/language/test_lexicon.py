@@ -48,6 +48,38 @@ def test_a_kind_of_a_thing_is_found_a_few_steps_below_it(specific, general, expe
     assert lexicon.kind_of(specific, general) is expected
 
 
+@pytest.mark.parametrize(
+    ("specific", "general", "expected"),
+    [
+        ("house", "home", True),  # a house is a dwelling, which "home" names in its third sense
+        ("christmas", "holiday", True),  # Christmas Day, a legal holiday
+        ("rat", "rodent", True),
+        ("exam", "examination", True),  # one sense
+        ("home", "house", False),  # the wider word is not a kind of the narrower
+        ("flea", "dog", False),
+        ("space", "room", False),
+        ("zzzblorf", "box", False),
+    ],
+)
+def test_a_kind_in_any_of_a_nouns_first_senses(specific, general, expected):
+    assert lexicon.one_of_a_kind(specific, general) is expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("cat", "dog", True),  # they meet at carnivore, two steps above each
+        ("baby", "toddler", True),
+        ("pet", "dog", False),  # "pet" is one step below animal: a wider word, not another kind
+        ("puppy", "dog", False),  # a kind of dog
+        ("cot", "crib", False),  # one sense (a baby's bed)
+        ("zzzblorf", "dog", False),
+    ],
+)
+def test_separate_kinds_of_one_thing(a, b, expected):
+    assert lexicon.separate_kinds(a, b) is expected
+
+
 def test_the_years_seasons_are_told_from_other_periods():
     assert all(lexicon.is_season(w) for w in ("summer", "winter", "autumn", "fall", "spring"))
     assert not any(lexicon.is_season(w) for w in ("term", "week", "christmas", "season", "fling"))

@@ -45,6 +45,7 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.facts.models import SourceKind
+from apps.facts.subjects import similarity_provider
 from apps.language.ages import age_ranges, minimum_age, stated_age
 from apps.language.analysis import Token, analyse
 from apps.language.conditions import Bound, bounds, fit
@@ -52,11 +53,15 @@ from apps.language.contractions import with_apostrophes
 from apps.language.dates import weekday_number
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import (
+    THING_FILES,
+    co_hyponyms,
     counts_beings,
     kind_of,
     lexical_file,
     names_time_off,
+    one_of_a_kind,
     sense_mates,
+    separate_kinds,
     verb_mates,
     verb_senses,
 )
@@ -575,6 +580,7 @@ class _Question:
     # Nouns a date makes a time ("morning" in "saturday morning"): when, not what, is asked.
     time_words: set[str] = field(default_factory=set)
     measure_words: set[str] = field(default_factory=set)  # "full hour" of "for a full hour"
+    doers: set[str] = field(default_factory=set)  # "someone" of "can someone look at it?": the business
     on: date = date.min  # the day the question is asked
 
 
@@ -756,6 +762,15 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     }
     for word in q.time_words:
         q.stems.pop(stem(word), None)
+    # "can someone look at my plant?", "can anybody come out today?": an indefinite pronoun (the
+    # tagger's PRON with a noun's tag) as the one who does it asks for the business, as "you" does.
+    q.doers = {
+        t.text.lower()
+        for t in dated.tokens
+        if t.pos == "PRON" and t.tag == "NN" and t.dep == "nsubj" and dated.tokens[t.head].pos == "VERB"
+    }
+    for word in q.doers:
+        q.stems.pop(stem(word), None)
     q.particles = [
         (stem(dated.tokens[t.head].text), t.text.lower())
         for t in dated.tokens
@@ -831,7 +846,7 @@ def _object(q: _Question, rest: list[str]) -> None:
     verb: str | None = None
     adjective: str | None = None
     own_action = bool(rest) and rest[0] in {"i", "we"}
-    if rest and rest[0] in _SUBJECTS:
+    if rest and (rest[0] in _SUBJECTS or rest[0] in q.doers):
         i = 1
         while i < len(rest) and rest[i] in _ADVERBS:
             i += 1
@@ -1095,6 +1110,10 @@ def _reply(
     facts = _meeting_conditions(q, facts, on)
     lowercase = _lowercase_words(facts, question, history)
     reply = _decide(q, facts, business, on) if facts else None
+    if (reply is None or reply.decision == "unknown") and (wider := _with_meaning_mates(q, facts)):
+        # Only where the facts' own words settled nothing: a wider word read for the question's
+        # ("house" as "home") must not outweigh the facts that say the question's own words.
+        reply = _decide(wider, facts, business, on) or reply
     if q.kind in ("offer", "accept") and (reply is None or reply.decision == "unknown"):
         # Nothing settles a yes or no, but a fact may still bear on the question: say it.
         reply = _bearing_reply(question, facts, business, on) or reply
@@ -1258,6 +1277,76 @@ def _fuse_particles(q: _Question, facts: list[_Fact]) -> None:
             for part in (verb, stem(particle)):
                 if q.stems.get(part, 0.0) >= 1.0:
                     q.stems[part] = 0.5
+
+
+def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
+    """A noun the question names and no fact uses, read as the facts' noun for a wider kind of it
+    ("at my house" / "1:1 home visit", "rat-proof" / "Rodent exclusion", "my sick tomato plant" /
+    "plant doctor"). Two signals, as the subject matcher uses (apps.facts.subjects): WordNet files
+    the question's noun, in one of its first senses, as one of the fact noun's (or a kind of it), and
+    the embedding puts the two at least at its calibrated threshold, which says they are meant in
+    those senses. The embedding alone is not enough: single words of one field sit close ("flea" /
+    "dog", "space" / "room"). The closest such noun becomes the question's word; the question's own
+    keeps half its weight, as a word the facts do not say. None when no noun is read so."""
+    provider = similarity_provider()
+    if provider is None or not facts:
+        return None
+    vocabulary = {s for f in facts for s in (*f.stems, *f.topic_stems)}
+    # A part of a compound counts ("rat" of "rat-proof", which keeps half a word's weight).
+    asked = {
+        stem(t.lemma)
+        for t in analyse(q.text, base_date=q.on).tokens
+        if t.pos in ("NOUN", "PROPN") and q.stems.get(stem(t.lemma), 0.0) >= 0.5
+    }
+    unnamed = [s for s in sorted(asked - vocabulary) if _plain_noun(s) and s not in _generic_ask()]
+    if not unnamed:
+        return None
+    # The facts' words as written, by the stem the question will score them under: the stem of a
+    # word may be its synonym's ("holiday" is kept as "vacation"), and WordNet reads the word.
+    written = {w.lower(): stem(w.lower()) for f in facts for w in f.words if w.isalpha()}
+    nouns = sorted(
+        w for w, key in written.items() if key in vocabulary and _plain_noun(w) and key not in _generic_ask()
+    )
+    q = replace(q, stems=dict(q.stems), required=list(q.required), object_stems=list(q.object_stems))
+    changed = False
+    kinds = _named_kinds(facts, q.on)
+    for word in unnamed:
+        wider = [n for n in nouns if one_of_a_kind(word.lower(), n) and written[n] not in kinds]
+        if not wider:
+            continue
+        similarity, closest = max(zip(provider.similarities(word.lower(), wider), wider, strict=True))
+        if similarity < provider.threshold:
+            continue
+        mate = written[closest]
+        q.stems[word] = 0.5
+        q.stems[mate] = max(q.stems.get(mate, 0.0), 1.0)
+        q.required = [mate if r == word else r for r in q.required]
+        q.object_stems = [mate if o == word else o for o in q.object_stems]
+        if q.head == word:
+            q.head = mate
+        changed = True
+    return q if changed else None
+
+
+def _named_kinds(facts: list[_Fact], on: date) -> set[str]:
+    """The stems of nouns a fact qualifies ("Wedding cakes start at $250"): the fact is about that
+    kind of cake, which says nothing of another kind ("cupcakes"), though both are cakes."""
+    kinds = set()
+    for f in facts:
+        tokens_ = analyse(f.statement, base_date=on).tokens
+        qualified = {c.head for c in tokens_ if c.dep in ("compound", "amod") and c.head != c.i}
+        kinds |= {stem(t.lemma) for t in tokens_ if t.pos == "NOUN" and t.i in qualified}
+    return kinds
+
+
+def _plain_noun(word: str) -> bool:
+    """A word WordNet has as a noun, other than a day of the week."""
+    return (
+        word.isalpha()
+        and len(word) > 2
+        and weekday_number(word.lower()) is None
+        and lexical_file(word.lower()) is not None
+    )
 
 
 def _meeting_conditions(q: _Question, facts: list[_Fact], on: date) -> list[_Fact]:
@@ -1521,6 +1610,8 @@ def _closest_fact_reply(
         return None
     if not _names(question, on, business) <= said:
         return None  # a name the fact does not mention ("Cannondale bikes") is another thing
+    if _another_kind(question, f"{best.topic}. {best.statement}", on) is not None:
+        return None
     picked = [
         f
         for f in ranked[:_CLOSEST_FACT_LIMIT]
@@ -1528,6 +1619,33 @@ def _closest_fact_reply(
     ]
     picked = _with_reply_rest(picked, facts, sorted(_subject(q)))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], flags=("closest",))
+
+
+def _things(text: str, on: date) -> dict[str, str]:
+    """A text's nouns of things and beings (WordNet's files: no times, acts, fees): lemma -> as written."""
+    return {
+        t.lemma: t.text
+        for t in analyse(text, base_date=on).tokens
+        if t.pos == "NOUN" and t.lemma.isalpha() and lexical_file(t.lemma) in THING_FILES
+    }
+
+
+def _another_kind(question: str, fact: str, on: date) -> str | None:
+    """The thing the question names, as written, when the fact is about another kind of it: a noun
+    of a thing in the question the fact does not say is, in WordNet, a sibling of one it does ("motorbike
+    lessons" / "Dual-controlled cars"), and the fact has no wider word that takes the question's in
+    ("cello" / "rents violins, no other instruments"). Only a check on closeness: applied to every
+    reply, it lost answers whose facts name the thing in kin words ("new learners" / "students",
+    "house" / "homes")."""
+    said = _things(fact, on)
+    for noun, written in _things(question, on).items():
+        if noun in said:
+            continue
+        if any(co_hyponyms(noun, other) for other in said) and not any(
+            one_of_a_kind(noun, other, any_sense=True) for other in said
+        ):
+            return written
+    return None
 
 
 def _spelled(question: str, context: list[RenderedTopic]) -> str:
@@ -2374,11 +2492,20 @@ def _covered(s: str, f: _Fact, *, broad: bool) -> bool:
         return _GENERIC_CARDS_RE.search(f.statement) is not None
     for name, words in concepts().items():
         if s in words and (
-            (name in _NARROW and words & set(f.stems)) or (broad and name in _BROAD and name in f.concepts)
+            (name in _NARROW and _concept_mates(s, words & set(f.stems)))
+            or (broad and name in _BROAD and name in f.concepts)
         ):
             return True
     # A kind of the thing asked about, in WordNet ("plastic crate hire" for "can I hire plastic boxes?").
     return not s[:1].isdigit() and any(kind_of(t, s) for t in f.stems if not t[:1].isdigit())
+
+
+def _concept_mates(word: str, found: Iterable[str]) -> set[str]:
+    """The words of ``found`` (a concept's words in a fact) that can stand for ``word``: the concept
+    says they name one thing ("pets" / "dogs", "repair" / "fix"), unless WordNet has the two as
+    separate kinds of one thing ("cats" / "dogs", "babies" / "toddlers"): a fact about dogs says
+    nothing of cats."""
+    return {other for other in found if other == word or not separate_kinds(word, other)}
 
 
 def _negated_stems(f: _Fact) -> set[str]:
@@ -2604,7 +2731,7 @@ def _narrower(f: _Fact, key: str, asked: list[str]) -> bool:
 
 def _negated_synonym(key: str, negated: set[str]) -> bool:
     for name, words in concepts().items():
-        if name in _NARROW and key in words and words & negated:
+        if name in _NARROW and key in words and _concept_mates(key, words & negated):
             return True
     if key in _CARD_BRANDS:
         return key in negated

@@ -2598,6 +2598,10 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
     key = q.head or (targets[-1] if targets else None)
     required = [s for s in q.required if not s[:1].isdigit()] or ([key] if key else [])
     for f in ranked:
+        if f.state == "upcoming" and (q.period is None or _misses_period(q, f)):
+            # Not in force on the day asked about: "No lessons during half term" next month says
+            # nothing of lessons today, only of a day inside it ("lessons on 17 feb?").
+            continue
         negated, excepted = _negation_scopes(f)
         named_exception = any(s in excepted for s in q.object_stems)
         rules_out = (

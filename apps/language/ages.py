@@ -71,6 +71,16 @@ def stated_age(text: str) -> int | None:
     return None
 
 
+def stated_age_words(text: str) -> list[str]:
+    """The words, other than its number, of the phrase that states an age ("8 year old" -> "year",
+    "old"); empty when the text states none in so many words ("my nan is 72" names a person)."""
+    for frame in _STATED:
+        m = frame.search(text)
+        if m:
+            return re.findall(r"[A-Za-z]+", m.group(0))
+    return []
+
+
 def minimum_age(text: str) -> MinimumAge | None:
     """The minimum age a statement sets, if it sets one."""
     for frame in _MINIMUM:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.language.ages import MinimumAge, age_ranges, minimum_age, stated_age
+from apps.language.ages import MinimumAge, age_ranges, minimum_age, stated_age, stated_age_words
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,16 @@ def test_the_minimum_age_a_statement_sets(statement: str, rule: MinimumAge | Non
 )
 def test_the_ages_a_row_is_for(statement: str, ranges: list[tuple[int, int]]) -> None:
     assert age_ranges(statement) == ranges
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("which days can my 9 year old come?", ["year", "old"]),
+        ("a class for a 10-yr-old", ["yr", "old"]),
+        ("my nan is 72, any discount?", []),  # a person, not words of an age phrase
+        ("how much for 3 hours?", []),
+    ],
+)
+def test_the_words_of_a_stated_age(text, words):
+    assert stated_age_words(text) == words

@@ -46,7 +46,7 @@ from apps.chat.answering.base import (
 )
 from apps.facts.models import SourceKind
 from apps.facts.subjects import similarity_provider
-from apps.language.ages import age_ranges, minimum_age, stated_age
+from apps.language.ages import age_ranges, minimum_age, stated_age, stated_age_words
 from apps.language.analysis import Token, analyse
 from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
@@ -762,6 +762,10 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
     }
     for word in q.time_words:
         q.stems.pop(stem(word), None)
+    # "for my 8 year old": the age says who, in numbers a fact's rows are held against; its words
+    # ("year", "old") name nothing asked about.
+    for word in stated_age_words(text):
+        q.stems.pop(stem(word.lower()), None)
     # "can someone look at my plant?", "can anybody come out today?": an indefinite pronoun (the
     # tagger's PRON with a noun's tag) as the one who does it asks for the business, as "you" does.
     q.doers = {
@@ -2620,6 +2624,8 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
             negated = _negated_stems(f)
             if any(s in negated for s in targets if s in f.stems):
                 continue
+            if any(kind_of(t, s) for s in targets if s not in f.stems for t in negated):
+                continue  # the kind of it the fact names is one it rules out ("not in kayaks": a canoe?)
             # "Is sourdough $8?" against "Sourdough is $8.50.": the fact answers, but not with a yes.
             conditional = (
                 _COND_RE.search(_clause_with(f, targets)) is not None

@@ -276,6 +276,10 @@ _phrases = _Recent(8192)
 # ----------------------------------------------------------------------------------------------
 # The decision
 
+#: The least similarity at which two heads WordNet gives one sense are taken as one subject
+#: (bench/subjects.py measures it: below it, the sense WordNet shares is one nobody meant).
+SAME_SENSE_FLOOR = 0.40
+
 
 @dataclass(frozen=True)
 class SubjectMatch:
@@ -334,7 +338,11 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
         # A proper noun names one thing (a day, a brand): another is never its synonym, however
         # close the embedding puts them ("sunday" / "saturday" at 0.81).
         named = (a.qualifiers ^ b.qualifiers) & (a.proper | b.proper)
-        if named or q is None or limits is None or q < limits.synonyms:
+        if _initialism(only_a, only_b) or _initialism(
+            only_b, only_a
+        ):  # tagged a proper noun, as capitals are
+            named = frozenset()
+        if named or q is None or limits is None or not _synonyms(only_a, only_b, q, limits):
             return SubjectMatch(False, similarity, "variant", f"different qualifiers ({only_a} / {only_b})")
         synonyms = True
     if a.head == b.head and not only_a and not only_b:
@@ -362,6 +370,11 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
         return SubjectMatch(False, score, "variant", f"two kinds of one thing ({a.head} / {b.head})")
     if score >= limits.names:
         return SubjectMatch(True, score, "embedding", f"similar in meaning ({score:.2f})")
+    if not only_a and not only_b and score >= SAME_SENSE_FLOOR and _one_sense(a.head, b.head):
+        # Two signals that agree: WordNet has the heads as words for one thing or one doing, and the
+        # embedding, below its own threshold, does not put them apart ("late collection" / "late
+        # pick-up" at 0.47; "towel hire" / "towel rental").
+        return SubjectMatch(True, score, "wordnet", f"one sense in WordNet ({a.head} / {b.head})")
     return SubjectMatch(False, score, "different", f"different head nouns ({a.head} / {b.head})")
 
 
@@ -383,6 +396,34 @@ def _elliptical(short: Phrase, long: Phrase) -> bool:
 def _measure_only(phrase: Phrase) -> bool:
     """A name that is a measure and nothing else ("30 min", "2 hours")."""
     return bool(phrase.numbers) and phrase.words <= phrase.numbers | phrase.units
+
+
+def _synonyms(only_a: str, only_b: str, similarity: float, limits: Thresholds) -> bool:
+    """Whether two qualifiers mean the same: the embedding says so alone, or two single words that
+    WordNet gives one sense ("eyebrow" / "brow", "kid" / "child") are not put apart by it."""
+    if similarity >= limits.synonyms or _initialism(only_a, only_b) or _initialism(only_b, only_a):
+        return True
+    single = " " not in only_a and " " not in only_b
+    return single and similarity >= SAME_SENSE_FLOOR and _one_sense(only_a, only_b)
+
+
+#: An initialism written with its letters apart ("b&w", "b/w", "a.c."). Hand-written: no library
+#: expands a business's own abbreviations, and only letters joined so can be read as one.
+_SPLIT_INITIALS = re.compile(r"^[a-z](?:[&/.][a-z])+\.?$")
+
+
+def _initialism(short: str, words: str) -> bool:
+    """Whether one qualifier is the other's words by their first letters ("b&w" of "black white").
+    The matcher's qualifiers are sorted, so the letters are compared as sets of one letter each."""
+    if " " in short or not _SPLIT_INITIALS.match(short):
+        return False
+    letters = [c for c in short if c.isalpha()]
+    initials = [w[0] for w in words.split()]
+    return len(initials) >= 2 and sorted(letters) == sorted(initials)
+
+
+def _one_sense(a: str, b: str) -> bool:
+    return lexicon.is_available() and lexicon.same_sense(a, b)
 
 
 def _kinds_of_one_thing(a: str, b: str) -> bool:
@@ -437,7 +478,29 @@ def compare_many(
         for right in rights if len(rights) > 1 else []:
             for left in lefts:
                 found[i] = _better(found[i], _compare_names(left, [right], provider)[0])
+    # A heading and the row under it ("Towels - towel hire") is the heading's thing, named again.
+    for i, other in enumerate(others):
+        for plain, headed in ((text, other), (other, text)):
+            lead = elaborated(headed)
+            if lead and not elaborated(plain):
+                found[i] = _better(found[i], _compare_names(plain, [lead], provider)[0])
     return _one_measured(text, found)
+
+
+#: A name in two parts joined by a spaced dash, hyphen, en or em ("Towels - towel hire"): a page's
+#: heading and its row.
+_HEADED = re.compile(r"^(?P<lead>[^\u2013\u2014-]+?)\s+[\u2013\u2014-]\s+(?P<tail>.+)$")
+
+
+def elaborated(name: str) -> str | None:
+    """The heading of a name that names its heading's thing again after a dash ("Towels - towel
+    hire" -> "Towels"), or None: a tail that does not repeat the heading's head noun ("Hair -
+    Men") names a variant of it, not it."""
+    found = _HEADED.match(name.strip())
+    if not found:
+        return None
+    lead, tail = analyse(found["lead"]), analyse(found["tail"])
+    return found["lead"] if lead.head and lead.head in tail.words else None
 
 
 def _one_measured(text: str, found: list[SubjectMatch]) -> list[SubjectMatch]:

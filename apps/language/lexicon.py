@@ -292,17 +292,12 @@ MAX_KIND_DEPTH = 3
 @_serialised
 def kind_of(specific: str, general: str) -> bool:
     """Whether a noun's commonest sense is a kind of another noun's commonest sense, within
-    ``MAX_KIND_DEPTH`` steps ("crates" are boxes, "roses" are flowers); False when either is not in
+    ``MAX_KIND_DEPTH`` steps ("crates" are boxes, "kayaks" are boats); False when either is not in
     WordNet, or they are one sense (that is sense_mates)."""
     low, high = _commonest_sense(specific), _commonest_sense(general)
     if low is None or high is None or low == high:
         return False
-    level = {low}
-    for _ in range(MAX_KIND_DEPTH):
-        level = {parent for synset in level for parent in _parents(synset)}
-        if high in level:
-            return True
-    return False
+    return _climbs_to({low}, {high})
 
 
 #: WordNet's files of things and beings, whose kinds are told apart ("service" and "repair", acts,
@@ -325,8 +320,7 @@ def separate_kinds(a: str, b: str) -> bool:
     """Whether two nouns name two separate kinds of one thing: their commonest senses meet at a
     common parent at least two steps above each ("cat" / "dog" through carnivore, "baby" / "toddler"
     through person), both filed by WordNet under one file of things or beings (animals, people,
-    artefacts), and no sense
-    of one (of its first ``SENSES``) is the other's or a kind of it.
+    artefacts), and no sense of one (of its first ``SENSES``) is the other's or a kind of it.
     A word one step below the meeting point is a wider word for the other's kind ("pet" / "dog"
     meet at animal, one step above "pet"), not a separate kind. False when either is not in WordNet."""
     low, high = _commonest_sense(a), _commonest_sense(b)
@@ -358,12 +352,63 @@ def one_of_a_kind(specific: str, general: str, *, any_sense: bool = False) -> bo
         return False
     lows = wordnet.synsets(specific.replace(" ", "_"), pos="n")[:SENSES]
     highs = set(wordnet.synsets(general.replace(" ", "_"), pos="n")[: None if any_sense else SENSES])
-    level = set(lows)
+    return _climbs_to(set(lows), highs)
+
+
+def _climbs_to(lows: set[Any], highs: set[Any]) -> bool:
+    """Whether one of ``lows``, or a parent of one within ``MAX_KIND_DEPTH`` steps, is one of ``highs``."""
+    level = lows
     for _ in range(MAX_KIND_DEPTH + 1):
         if level & highs:
             return True
         level = {parent for synset in level for parent in _parents(synset)}
     return False
+
+
+#: How many of a verb's senses may carry the doing two act nouns share ("collect" means "pick up"
+#: in its fifth, after gathering and amassing).
+VERB_SENSES = 5
+
+
+@lru_cache(maxsize=4096)
+@_serialised
+def same_sense(a: str, b: str) -> bool:
+    """Whether two nouns (lemmas; a compound with a space or hyphen) can be two words for one
+    thing: one of the first ``SENSES`` senses of each is the same WordNet sense ("exam" /
+    "examination"), or each names a doing and the verbs of those doings share one of their first
+    ``VERB_SENSES`` senses ("collection" of collect, "pick-up" of pick up; "hire" / "rental"). A
+    word can be another's synonym in a sense nobody meant, so the caller pairs this with a second
+    signal (the embedding). False when either is not in WordNet."""
+    try:
+        wordnet = _wordnet()
+    except LexiconError:
+        return False
+    key_a, key_b = (w.replace("-", "_").replace(" ", "_") for w in (a, b))
+    if key_a == key_b:
+        return False  # one word: the caller's head-noun rule, not a synonym
+    nouns_a = set(wordnet.synsets(key_a, pos="n")[:SENSES])
+    if nouns_a & set(wordnet.synsets(key_b, pos="n")[:SENSES]):
+        return True
+    doings_a, doings_b = _doings(wordnet, key_a), _doings(wordnet, key_b)
+    return bool(doings_a & doings_b)
+
+
+def _doings(wordnet: Any, noun: str) -> set[Any]:
+    """The verb senses a noun names as a doing: of the noun itself used as a verb ("hire", "pick
+    up"), and of the verbs WordNet derives it from in its senses of acts ("collection" of collect,
+    "rental" of rent), each verb read in its first ``VERB_SENSES`` senses."""
+    verbs = {noun} if wordnet.synsets(noun, pos="v") else set()
+    for sense in wordnet.synsets(noun, pos="n"):
+        if sense.lexname() != "noun.act":
+            continue
+        for lemma in sense.lemmas():
+            if lemma.name().lower() == noun.lower():
+                verbs.update(
+                    related.name()
+                    for related in lemma.derivationally_related_forms()
+                    if related.synset().pos() == "v"
+                )
+    return {s for verb in verbs for s in wordnet.synsets(verb, pos="v")[:VERB_SENSES]}
 
 
 @lru_cache(maxsize=4096)

@@ -31,7 +31,7 @@ from typing import Any
 from apps.language.lexicon import event_verb, synonym_head, time_noun
 from apps.language.units import unit_name
 
-__all__ = ["form_key", "noun_key", "word_key"]
+__all__ = ["american", "form_key", "noun_key", "word_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +110,12 @@ def _lemma(word: str) -> str:
         if lemmas.get(pos):
             return lemmas[pos][0].lower()
     return word
+
+
+def american(word: str) -> str:
+    """A lower-case word in its American spelling ("colour" -> "color"), nothing else changed: for
+    keys made of several words, where each word's spelling must meet the other country's."""
+    return _american(word)
 
 
 @lru_cache(maxsize=65536)

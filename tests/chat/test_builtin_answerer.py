@@ -380,3 +380,18 @@ def test_a_fact_bears_on_a_question_about_the_business_s_own_place(
         question=question, history=[], context=context, business_name="Needle & Thread Alterations", on=on
     )
     assert answer.decision == "answer" and said in answer.text, answer.text
+
+
+def test_two_words_asked_together_meet_the_facts_words_in_the_other_countrys_spelling() -> None:
+    # "color copy" is the fact's "Colour copies": the pair of words joined, as each word is keyed,
+    # must meet in one spelling, or the black-and-white row that says "copy ... per page" outranks it.
+    on = date(2026, 9, 18)
+    topics = {
+        "Colour copies": [{"id": 1, "statement": "Colour copies are 55 cents a page now."}],
+        "B&W copies": [{"id": 2, "statement": "Copy, black & white: 10¢ per page."}],
+    }
+    context = render(topics, ["Colour copies", "B&W copies"], on, "InkJet Print")
+    answer = BuiltinAnswerer().answer(
+        question="color copy price per page", history=[], context=context, business_name="InkJet Print", on=on
+    )
+    assert answer.decision == "answer" and answer.text.startswith("Colour copies are 55 cents"), answer.text

@@ -410,3 +410,44 @@ def test_an_owners_answer_with_a_price_per_variant_meets_each_row(business):
     owner("how much is the season pass?", "season is $320 now for adults, kids still $180", 10)
     live = {f.value for f in Fact.objects.filter(status=FactStatus.LIVE) if f.value}
     assert "$320" in live and "$300" not in live and "$180" in live, live
+
+
+# ----------------------------------------------------------------------------------------------
+# WordNet as a second signal, initialisms, a heading named again
+
+
+def test_words_for_one_doing_are_one_subject_where_the_embedding_alone_is_unsure(business):
+    # "late collection" / "late pick-up" sit at 0.47, below the threshold for different heads;
+    # WordNet has "collect" and "pick up" as one doing, so the newer price replaces the older.
+    website("Late collection: £12 per 15 minutes after 6pm.", 0)
+    document("Late pick-up is £15 for every 15 minutes after 6pm.", 10)
+    [fact] = live_about("£")
+    assert "£15" in fact.statement and fact.matched_subject["method"] == "wordnet", fact.matched_subject
+    [old] = [f for f in Fact.objects.all() if "£12" in f.statement]
+    assert old.status == FactStatus.RETIRED and old.retired_by_id == fact.pk
+
+
+def test_wordnet_alone_merges_nothing_the_embedding_puts_far_apart():
+    # "cut" and "trim" share a WordNet sense; with unrelated qualifiers they stay variants, and two
+    # nouns WordNet does not join stay apart whatever their shared qualifier.
+    assert not compare("late collection", "late delivery").same
+    assert not compare("pickup", "delivery").same
+    assert not compare("bike hire", "bike repair").same
+    assert compare("towel hire", "towel rental").same
+    assert compare("eyebrow threading", "brow threading").same  # one-word qualifiers of one sense
+
+
+def test_an_initialism_is_the_words_it_stands_for():
+    match = compare("B&W copies", "Copy, black & white")
+    assert match.same, match
+    assert not compare("B&W copies", "Colour copies").same
+    assert not compare("B&W copies", "Copy, black & gold").same  # the letters must all be there
+
+
+def test_a_heading_named_again_after_a_dash_is_the_headings_thing():
+    assert compare("Towels", "Towels - towel hire").same
+    assert compare("Towels \u2013 towel hire", "Towels").same  # an en dash
+    # Two rows under one heading are two variants of it, not the heading twice.
+    assert not compare("Haircuts - men's haircut", "Haircuts - women's haircut").same
+    # A tail that does not name the heading again is a variant of it.
+    assert not compare("Hair - Men", "Hair").same

@@ -123,3 +123,13 @@ def test_the_copy_lives_in_the_data_folder_and_an_altered_copy_is_rewritten(sett
     (folder / "lexnames").write_bytes(pristine + b"45\tnoun.planted\t1\n")
     again = lexicon.data_dir()
     assert (again / "lexnames").read_bytes() == pristine
+
+
+def test_same_sense_joins_synonyms_and_words_for_one_doing():
+    assert lexicon.same_sense("booking", "reservation")  # one noun sense
+    assert lexicon.same_sense("collection", "pick-up")  # collect / pick up: one verb sense
+    assert lexicon.same_sense("hire", "rental")
+    assert not lexicon.same_sense("collection", "delivery")
+    assert not lexicon.same_sense("pickup", "delivery")
+    assert not lexicon.same_sense("towel", "towel")  # one word is no synonym of itself
+    assert not lexicon.same_sense("qwzx", "booking")  # not in WordNet

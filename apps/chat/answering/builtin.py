@@ -68,7 +68,7 @@ from apps.language.lexicon import (
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
-from apps.language.words import word_key
+from apps.language.words import american, word_key
 from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact
 
 if TYPE_CHECKING:
@@ -177,7 +177,8 @@ def _add_stems(canon: str, out: dict[str, float]) -> None:
                 if out.get(stem(part), 0.0) >= 1.0:
                     out[stem(part)] = 0.5
         elif b not in _STOP:
-            out.setdefault(stem(a + b), _JOINED)
+            # In American spelling, as each word is keyed ("colour copy" meets "color copy").
+            out.setdefault(stem(american(a) + american(b)), _JOINED)
 
 
 # --- kinds of fact (concepts) ----------------------------------------------------------------------------
@@ -1313,9 +1314,12 @@ def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
     )
     q = replace(q, stems=dict(q.stems), required=list(q.required), object_stems=list(q.object_stems))
     changed = False
-    kinds = _named_kinds(facts, q.on)
+    kinds: set[str] | None = None  # parsed only once a wider word is found: most questions have none
     for word in unnamed:
-        wider = [n for n in nouns if one_of_a_kind(word.lower(), n) and written[n] not in kinds]
+        wider = [n for n in nouns if one_of_a_kind(word.lower(), n)]
+        if wider and kinds is None:
+            kinds = _named_kinds(facts, q.on)
+        wider = [n for n in wider if written[n] not in (kinds or set())]
         if not wider:
             continue
         similarity, closest = max(zip(provider.similarities(word.lower(), wider), wider, strict=True))

@@ -1232,7 +1232,7 @@ class _Run:
         """What an amount is of, when the parse says ("a cancellation charge of £25", "our labour
         rate of £68 per hour"): the noun whose "of" takes the amount, with the words that say which
         one. A bare price word ("a fee of £10") is of the clause's subject ("Late collection"); any
-        other bare noun ("a minimum of", "a total of") says too little, and the rules above read it."""
+        other bare noun ("a minimum of", "a total of") says too little, and the other rules read it."""
         tokens = analyse(clause, base_date=self.context.learned_on).tokens
         amount = next((t for t in tokens if t.start_char >= at and t.like_num), None)
         if amount is None or amount.dep != "pobj":

@@ -60,6 +60,7 @@ from apps.language.lexicon import (
     lexical_file,
     names_time_off,
     one_of_a_kind,
+    same_sense,
     sense_mates,
     separate_kinds,
     verb_mates,
@@ -1284,6 +1285,11 @@ def _fuse_particles(q: _Question, facts: list[_Fact]) -> None:
                     q.stems[part] = 0.5
 
 
+#: The least embedding similarity at which a fact's noun of the same WordNet sense stands for the
+#: question's ("stroller" / "pushchairs" at 0.29): below it the shared sense is one nobody meant.
+SYNONYM_FLOOR = 0.25
+
+
 def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
     """A noun the question names and no fact uses, read as the facts' noun for a wider kind of it
     ("at my house" / "1:1 home visit", "rat-proof" / "Rodent exclusion", "my sick tomato plant" /
@@ -1298,10 +1304,12 @@ def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
         return None
     vocabulary = {s for f in facts for s in (*f.stems, *f.topic_stems)}
     # A part of a compound counts ("rat" of "rat-proof", which keeps half a word's weight).
+    # Keyed from the word as written, as the question's stems are: spaCy's lemma may be no word
+    # ("cookies" -> "cooky").
     asked = {
-        stem(t.lemma)
+        stem(t.text.lower())
         for t in analyse(q.text, base_date=q.on).tokens
-        if t.pos in ("NOUN", "PROPN") and q.stems.get(stem(t.lemma), 0.0) >= 0.5
+        if t.pos in ("NOUN", "PROPN") and q.stems.get(stem(t.text.lower()), 0.0) >= 0.5
     }
     unnamed = [s for s in sorted(asked - vocabulary) if _plain_noun(s) and s not in _generic_ask()]
     if not unnamed:
@@ -1317,14 +1325,23 @@ def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
     kinds: set[str] | None = None  # parsed only once a wider word is found: most questions have none
     for word in unnamed:
         wider = [n for n in nouns if one_of_a_kind(word.lower(), n)]
-        if wider and kinds is None:
+        # A word of the same sense (a synonym: "eggplant" / "aubergines", "stroller" / "pushchairs")
+        # is the thing asked whatever the fact says of it ("Local aubergines"), and needs less of the
+        # embedding, which puts one country's word far from another's (0.29-0.46).
+        synonyms = {n for n in wider if same_sense(word.lower(), n)}
+        if wider and kinds is None and set(wider) - synonyms:
             kinds = _named_kinds(facts, q.on)
-        wider = [n for n in wider if written[n] not in (kinds or set())]
+        wider = [n for n in wider if n in synonyms or written[n] not in (kinds or set())]
         if not wider:
             continue
-        similarity, closest = max(zip(provider.similarities(word.lower(), wider), wider, strict=True))
-        if similarity < provider.threshold:
+        meant = [
+            (similarity, noun)
+            for similarity, noun in zip(provider.similarities(word.lower(), wider), wider, strict=True)
+            if similarity >= provider.threshold or (similarity >= SYNONYM_FLOOR and noun in synonyms)
+        ]
+        if not meant:
             continue
+        _similarity, closest = max(meant)
         mate = written[closest]
         q.stems[word] = 0.5
         q.stems[mate] = max(q.stems.get(mate, 0.0), 1.0)

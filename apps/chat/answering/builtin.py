@@ -45,7 +45,7 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.facts.models import SourceKind
-from apps.facts.subjects import similarity_provider
+from apps.facts.subjects import SimilarityProvider, similarity_provider
 from apps.language.ages import age_ranges, minimum_age, stated_age, stated_age_words
 from apps.language.analysis import Token, analyse
 from apps.language.conditions import Bound, bounds, fit
@@ -1350,7 +1350,57 @@ def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
         if q.head == word:
             q.head = mate
         changed = True
+    changed = _compound_mates(q, facts, vocabulary, nouns, provider) or changed
     return q if changed else None
+
+
+def _compound_mates(
+    q: _Question, facts: list[_Fact], vocabulary: set[str], nouns: list[str], provider: SimilarityProvider
+) -> bool:
+    """A two-word name of the question that the facts never write, read as a fact's name of the same
+    WordNet sense, of one word or two ("parking lot" / "car park", "potato chips" / "crisps"): one
+    country's compound against another's. ``q`` is changed in place; True when a name was read so."""
+    tokens_ = analyse(q.text, base_date=q.on).tokens
+    pairs = [
+        (t, tokens_[t.head])
+        for t in tokens_
+        if t.dep == "compound" and t.head == t.i + 1 and tokens_[t.head].pos == "NOUN"
+    ]
+    if not pairs:
+        return False
+    # The facts' names of two words that WordNet knows as one noun ("car park").
+    names = set(nouns) | {
+        f"{a} {b}"
+        for f in facts
+        for a, b in itertools.pairwise(f.words)
+        if lexical_file(f"{a} {b}") is not None
+    }
+    changed = False
+    for first, head in pairs:
+        name = f"{first.text.lower()} {head.text.lower()}"
+        parts = (stem(first.text.lower()), stem(head.text.lower()))
+        joined = stem(american(first.text.lower()) + american(head.text.lower()))
+        if lexical_file(name) is None or joined in vocabulary or all(p in vocabulary for p in parts):
+            continue  # not one noun, or the facts say it already
+        same = sorted(n for n in names if same_sense(name, n))
+        meant = [
+            (similarity, n)
+            for similarity, n in zip(provider.similarities(name, same), same, strict=True)
+            if similarity >= SYNONYM_FLOOR
+        ]
+        if not meant:
+            continue
+        a, _, b = max(meant)[1].partition(" ")
+        mate = stem(american(a) + american(b)) if b else stem(a)
+        for part in parts:
+            q.stems[part] = min(q.stems.get(part, 0.5), 0.5)
+        q.stems[mate] = 1.0
+        q.required = [mate if r == parts[1] else r for r in q.required if r != parts[0]]
+        q.object_stems = [mate if o == parts[1] else o for o in q.object_stems if o != parts[0]]
+        if q.head in parts:
+            q.head = mate
+        changed = True
+    return changed
 
 
 def _named_kinds(facts: list[_Fact], on: date) -> set[str]:

@@ -338,11 +338,14 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
         # A proper noun names one thing (a day, a brand): another is never its synonym, however
         # close the embedding puts them ("sunday" / "saturday" at 0.81).
         named = (a.qualifiers ^ b.qualifiers) & (a.proper | b.proper)
-        if _initialism(only_a, only_b) or _initialism(
-            only_b, only_a
-        ):  # tagged a proper noun, as capitals are
-            named = frozenset()
-        if named or q is None or limits is None or not _synonyms(only_a, only_b, q, limits):
+        # An initialism is tagged a proper noun, as capitals are, and is still its words' synonym.
+        initialism = _initialism(only_a, only_b) or _initialism(only_b, only_a)
+        if (
+            (named and not initialism)
+            or q is None
+            or limits is None
+            or not (initialism or _synonyms(only_a, only_b, q, limits))
+        ):
             return SubjectMatch(False, similarity, "variant", f"different qualifiers ({only_a} / {only_b})")
         synonyms = True
     if a.head == b.head and not only_a and not only_b:
@@ -401,7 +404,7 @@ def _measure_only(phrase: Phrase) -> bool:
 def _synonyms(only_a: str, only_b: str, similarity: float, limits: Thresholds) -> bool:
     """Whether two qualifiers mean the same: the embedding says so alone, or two single words that
     WordNet gives one sense ("eyebrow" / "brow", "kid" / "child") are not put apart by it."""
-    if similarity >= limits.synonyms or _initialism(only_a, only_b) or _initialism(only_b, only_a):
+    if similarity >= limits.synonyms:
         return True
     single = " " not in only_a and " " not in only_b
     return single and similarity >= SAME_SENSE_FLOOR and _one_sense(only_a, only_b)
@@ -479,10 +482,11 @@ def compare_many(
             for left in lefts:
                 found[i] = _better(found[i], _compare_names(left, [right], provider)[0])
     # A heading and the row under it ("Towels - towel hire") is the heading's thing, named again.
+    text_lead = elaborated(text)
     for i, other in enumerate(others):
-        for plain, headed in ((text, other), (other, text)):
-            lead = elaborated(headed)
-            if lead and not elaborated(plain):
+        other_lead = elaborated(other)
+        for plain, lead in ((text, other_lead), (other, text_lead)):
+            if lead and not (text_lead and other_lead):
                 found[i] = _better(found[i], _compare_names(plain, [lead], provider)[0])
     return _one_measured(text, found)
 

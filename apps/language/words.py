@@ -42,7 +42,7 @@ def word_key(word: str) -> str:
     lemma = _base(word)
     if not lemma.isalpha():
         return lemma
-    return _american(event_verb(lemma) or synonym_head(lemma) or time_noun(lemma) or lemma)
+    return american(event_verb(lemma) or synonym_head(lemma) or time_noun(lemma) or lemma)
 
 
 @lru_cache(maxsize=65536)
@@ -82,7 +82,7 @@ def noun_key(word: str) -> str:
     import lemminflect
 
     nouns = lemminflect.getAllLemmas(w).get("NOUN", ())
-    return _american(nouns[0].lower() if nouns else w)
+    return american(nouns[0].lower() if nouns else w)
 
 
 def _known(word: str) -> bool:
@@ -112,14 +112,10 @@ def _lemma(word: str) -> str:
     return word
 
 
-def american(word: str) -> str:
-    """A lower-case word in its American spelling ("colour" -> "color"), nothing else changed: for
-    keys made of several words, where each word's spelling must meet the other country's."""
-    return _american(word)
-
-
 @lru_cache(maxsize=65536)
-def _american(word: str) -> str:
+def american(word: str) -> str:
+    """A lower-case word in its American spelling ("colour" -> "color"), nothing else changed; also
+    for keys made of several words, where each word's spelling must meet the other country's."""
     norms = _norm_table()
     return str(norms.get(word, word)) if norms is not None else word
 

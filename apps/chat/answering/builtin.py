@@ -1361,12 +1361,17 @@ def _compound_mates(
     WordNet sense, of one word or two ("parking lot" / "car park", "potato chips" / "crisps"): one
     country's compound against another's. ``q`` is changed in place; True when a name was read so."""
     tokens_ = analyse(q.text, base_date=q.on).tokens
-    pairs = [
-        (t, tokens_[t.head])
-        for t in tokens_
-        if t.dep == "compound" and t.head == t.i + 1 and tokens_[t.head].pos == "NOUN"
-    ]
-    if not pairs:
+    unsaid = []  # the question's compounds WordNet knows as one noun and the facts never write
+    for t in tokens_:
+        if t.dep != "compound" or t.head != t.i + 1 or tokens_[t.head].pos != "NOUN":
+            continue
+        first, head = t.text.lower(), tokens_[t.head].text.lower()
+        parts = (stem(first), stem(head))
+        joined = stem(american(first) + american(head))
+        said = joined in vocabulary or all(p in vocabulary for p in parts)
+        if not said and lexical_file(f"{first} {head}") is not None:
+            unsaid.append((f"{first} {head}", parts))
+    if not unsaid:
         return False
     # The facts' names of two words that WordNet knows as one noun ("car park").
     names = set(nouns) | {
@@ -1376,12 +1381,7 @@ def _compound_mates(
         if lexical_file(f"{a} {b}") is not None
     }
     changed = False
-    for first, head in pairs:
-        name = f"{first.text.lower()} {head.text.lower()}"
-        parts = (stem(first.text.lower()), stem(head.text.lower()))
-        joined = stem(american(first.text.lower()) + american(head.text.lower()))
-        if lexical_file(name) is None or joined in vocabulary or all(p in vocabulary for p in parts):
-            continue  # not one noun, or the facts say it already
+    for name, parts in unsaid:
         same = sorted(n for n in names if same_sense(name, n))
         meant = [
             (similarity, n)

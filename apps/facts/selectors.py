@@ -8,8 +8,8 @@ force, the permanent fact it overrides is shown as paused, with the date it resu
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
 from django.db.models import Count, Q, QuerySet
@@ -57,7 +57,7 @@ class SourceRef:
 class RenderedFact:
     id: int
     statement: str
-    state: str  # current | temporary | paused | upcoming
+    state: str  # current | temporary | paused | upcoming | ended (only when asked for: knowledge_render)
     learned_at: datetime
     valid_from: date | None
     valid_to: date | None
@@ -72,6 +72,14 @@ class RenderedTopic:
     on: date
     text: str
     facts: tuple[RenderedFact, ...] = field(default_factory=tuple)
+
+    def keeping(self, fact_ids: Collection[int]) -> RenderedTopic | None:
+        """The same topic with only the facts ``fact_ids`` names (None when none of them is left)."""
+        kept = tuple(f for f in self.facts if f.id in fact_ids)
+        if not kept:
+            return None
+        header = self.text.split("\n- ", 1)[0]
+        return replace(self, text=_topic_text(header, kept), facts=kept)
 
     @property
     def sources(self) -> list[SourceRef]:
@@ -88,10 +96,13 @@ def _fmt(day: date) -> str:
     return f"{day.day} {day:%B %Y}"
 
 
-def facts_live_on(on: date, *, audience: str = AUDIENCE_VISITOR) -> QuerySet[Fact]:
-    """Facts that can apply on ``on`` or later: live, not past their end date. Visitors never see
-    internal facts (the filter is in the query, not in a prompt)."""
-    q = Q(status=FactStatus.LIVE) & (Q(valid_to__isnull=True) | Q(valid_to__gte=on))
+def facts_live_on(
+    on: date, *, audience: str = AUDIENCE_VISITOR, ended_since: date | None = None
+) -> QuerySet[Fact]:
+    """Facts that can apply on ``on`` or later: live, not past their end date (or, with
+    ``ended_since``, ended no earlier than that day). Visitors never see internal facts (the filter is
+    in the query, not in a prompt)."""
+    q = Q(status=FactStatus.LIVE) & (Q(valid_to__isnull=True) | Q(valid_to__gte=ended_since or on))
     if audience != AUDIENCE_STAFF:
         q &= Q(visibility=Visibility.PUBLIC)
     return Fact.objects.filter(q)
@@ -112,14 +123,25 @@ def _covers(broad: str, aspect: str) -> bool:
     return aspect == broad or aspect.startswith(broad + " ")
 
 
+def _in_force(fact: Fact, on: date) -> bool:
+    return (fact.valid_from is None or fact.valid_from <= on) and (
+        fact.valid_to is None or fact.valid_to >= on
+    )
+
+
 def _render_lines(facts: list[Fact], on: date) -> list[tuple[Fact, str, str]]:
     """Order and word one topic's facts for a date: (fact, state, line)."""
     in_force_temp: dict[str, list[Fact]] = defaultdict(list)
     for f in facts:
-        if f.is_temporary and (f.valid_from is None or f.valid_from <= on):
+        if f.is_temporary and _in_force(f, on):
             in_force_temp[f.aspect].append(f)
     lines: list[tuple[Fact, str, str]] = []
     for f in facts:
+        if f.valid_to is not None and f.valid_to < on:
+            # Over (only rendered when asked for): "is the summer school still on?" is answered by
+            # when it ended, and an ended fact overrides nothing.
+            lines.append((f, "ended", f"Ended {_fmt(f.valid_to)} (over): {f.statement}"))
+            continue
         if f.is_temporary:
             if f.valid_from is not None and f.valid_from > on:
                 until = f" to {_fmt(f.valid_to)}" if f.valid_to else ""
@@ -139,7 +161,7 @@ def _render_lines(facts: list[Fact], on: date) -> list[tuple[Fact, str, str]]:
             lines.append((f, "paused", f"Usually, and again from {_fmt(resumes)}: {f.statement}"))
         else:
             lines.append((f, "current", f.statement))
-    order = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}
+    order = {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3, "ended": 4}
     lines.sort(key=lambda item: (order[item[1]], item[0].learned_at, item[0].pk))
     return lines
 
@@ -150,13 +172,16 @@ def knowledge_render(
     topic_ids: Iterable[int] | None = None,
     audience: str = AUDIENCE_VISITOR,
     fact_ids: Iterable[int] | None = None,
+    ended_since: date | None = None,
 ) -> list[RenderedTopic]:
     """The business's knowledge as one document per topic, for the date ``on`` (optionally only some
-    topics, or only some facts: retrieval hands the answerer just the facts of the pieces it kept)."""
+    topics, or only some facts: retrieval hands the answerer just the facts of the pieces it kept).
+    With ``ended_since``, facts that ended on or after that day and before ``on`` are rendered too,
+    marked as over, last in their topic."""
     # Only the columns rendering reads: this runs on every chat turn (retrieval renders the kept
     # pieces' facts), where building full model instances and per-fact evidence querysets cost more
     # than the SQL itself.
-    facts_qs = facts_live_on(on, audience=audience).only(
+    facts_qs = facts_live_on(on, audience=audience, ended_since=ended_since).only(
         "id", "topic_id", "aspect", "statement", "learned_at", "valid_from", "valid_to"
     )
     if topic_ids is not None:
@@ -211,12 +236,21 @@ def knowledge_render(
                     line=line,
                 )
             )
-        text = header + "\n" + "\n".join(f"- {rf.line}" for rf in rendered_facts)
         rendered.append(
-            RenderedTopic(topic_id=topic_id, name=name, on=on, text=text, facts=tuple(rendered_facts))
+            RenderedTopic(
+                topic_id=topic_id,
+                name=name,
+                on=on,
+                text=_topic_text(header, rendered_facts),
+                facts=tuple(rendered_facts),
+            )
         )
     rendered.sort(key=lambda t: t.name.lower())
     return rendered
+
+
+def _topic_text(header: str, facts: Iterable[RenderedFact]) -> str:
+    return header + "\n" + "\n".join(f"- {rf.line}" for rf in facts)
 
 
 def _current_sources(fact_ids: list[int]) -> dict[int, list[SourceRef]]:

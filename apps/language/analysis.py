@@ -147,6 +147,13 @@ class Analysis:
         return any(t.tag in _FINITE_TAGS or (t.tag == "VB" and t.i in subjects) for t in self.tokens)
 
     @property
+    def past_tense(self) -> bool:
+        """Whether the first finite verb is in the past: "when was the fair?" asks when it happened;
+        "is the café still shut?" asks about now, whatever the tagger makes of "shut"."""
+        finite = next((t for t in self.tokens if t.tag in ("VBD", "VBP", "VBZ", "MD")), None)
+        return finite is not None and finite.tag == "VBD"
+
+    @property
     def imperative(self) -> bool:
         """Whether the first sentence is a command ("Relax and unwind with us", "Come and see us"):
         its root a bare verb with no subject of its own."""

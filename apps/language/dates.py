@@ -125,6 +125,7 @@ _WORD_CATEGORIES = (
     "not_a_window",
     "month_window",
     "not_a_date",
+    "completed",
 )
 
 
@@ -275,7 +276,7 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
 def _listed_beside_kept(classes: list[int | None], kept: list[bool], index: int) -> bool:
     """A kept date number sits next to ``index`` with only a list or range word between them, or it
     follows a weekday and the next item is another weekday's kept number ("Friday 16 and Saturday 17
-    January")."""
+    January", "Mon 18 - Fri 22 January")."""
     for step in (-1, 1):
         j = index + step
         while 0 <= j < len(classes) and classes[j] in (_LIST, _RANGE):
@@ -287,7 +288,8 @@ def _listed_beside_kept(classes: list[int | None], kept: list[bool], index: int)
         index > 0
         and classes[index - 1] == _DAY
         and index + 3 < n
-        and (classes[index + 1], classes[index + 2]) == (_LIST, _DAY)
+        and classes[index + 1] in (_LIST, _RANGE)
+        and classes[index + 2] == _DAY
         and kept[index + 3]
     )
 

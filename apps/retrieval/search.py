@@ -24,7 +24,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -43,6 +43,7 @@ from apps.facts.selectors import (
 )
 from apps.language.spelling import Speller
 from apps.retrieval import embedding
+from apps.retrieval.fact_similarity import fact_similarity
 from apps.retrieval.index import index_state, index_usable
 from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact, without_kind_words
 from apps.retrieval.models import Audience, IndexState, Piece
@@ -95,6 +96,11 @@ class RetrievalOptions:
     # holding a fact in force that day only for a while (a closure week, seasonal hours): "a room for
     # the night of 20 May?" must see "Closed 17-23 May" though it asks about rooms.
     dated_slots: int = 1
+    # What ended in the last ``ended_days`` days is still told as over: "is the summer school still
+    # on?" a month after it ran is answered by when it ended, not passed to the owner. An ended piece
+    # is added (beside the k pieces) only when it is the message's best match; ended facts of kept
+    # pieces are rendered marked as over. 0: ended facts are never seen.
+    ended_days: int = 90
     keyword: str = "auto"  # auto: only for exact identifiers | on | off
     diversity: bool = True
     rerank: bool = False
@@ -351,6 +357,10 @@ def retrieve(
     kind, kind_ids = _search_kind(search, own.repaired or message)
     # An offer is in force only for a while: a question about offers asks what is on today.
     dated_ids = _search_dated(search, own) if dated or kind == TIME_LIMITED_KIND else []
+    # A question about a day of its own asks what holds that day; what ended before it may still be
+    # to come from today, so only a question about today sees what is over.
+    ended_since = None if dated else search.ended_since
+    ended_ids = _search_ended(search, own, ended_since)
     use_keyword, keyword_ids = _search_keyword(search, message)
     new_question = own.top >= search.profile["new_question"] or not history
     discount = _contextual_discount(search.opts, own, history)
@@ -364,12 +374,14 @@ def retrieve(
         kind=kind,
         kind_ids=kind_ids,
         dated_ids=dated_ids,
+        ended_ids=ended_ids,
     )
     _order_for_reading(
         kept, own=own, new_question=new_question, discount=discount, search=search, rerank_note=rerank_note
     )
     search.lap("combine")
-    context = _render_context([h for h, _ in kept], on=on, audience=audience)
+    context = _render_context([h for h, _ in kept], on=on, audience=audience, ended_since=ended_since)
+    context = ended_only_if_asked(own.question, context)
     search.lap("render")
     confidence, signals, decisions = _judge(search, kept, own=own, discount=discount, kind_ids=kind_ids)
     decisions["new_question"] = new_question
@@ -434,6 +446,11 @@ class _Search:
     @property
     def index(self) -> IndexKey:
         return index_key(self.built_at, self.generation, self.revision)
+
+    @property
+    def ended_since(self) -> date | None:
+        days = self.opts.ended_days
+        return self.on - timedelta(days=days) if days > 0 else None
 
     @property
     def pool(self) -> int:
@@ -638,6 +655,25 @@ def _search_dated(search: _Search, own: _Own) -> list[int]:
     return ids
 
 
+def _search_ended(search: _Search, own: _Own, since: date | None) -> list[int]:
+    """4c. The piece that ended since ``since`` matching the message best, when it matches the message
+    better than anything still in force ("can we still come to the winter fair?" after the fair)."""
+    if since is None:
+        return []
+    rows = (
+        Piece.objects.filter(_audience_q(search.audience), generation=search.generation)
+        .filter(expires_on__gte=since, expires_on__lt=search.on)
+        .annotate(distance=CosineDistance("embedding", own.repaired_vector if own.repaired else own.vector))
+        .order_by("distance")
+        .only("id", "topic_id", "title", "text", "fact_ids")[:1]
+    )
+    found: list[tuple[Piece, float]] = [(p, 1.0 - float(p.distance)) for p in rows]
+    search.lap("ended")
+    if not found or found[0][1] <= own.top:
+        return []
+    return search.add("ended", own.question, found)
+
+
 def _search_keyword(search: _Search, message: str) -> tuple[bool, list[int]]:
     """5. Full-text search for exact identifiers (SKU-123, a phone number), or always when enabled."""
     opts = search.opts
@@ -682,6 +718,7 @@ def _keep(
     kind: str | None,
     kind_ids: list[int],
     dated_ids: list[int],
+    ended_ids: list[int],
 ) -> list[tuple[Hit, str]]:
     """6b. The final k pieces, each with why: reserved places first (a new question's own best
     matches, an exact identifier, the kind of fact, what is in force only for a while on the day
@@ -715,6 +752,10 @@ def _keep(
             keep(search.hits[pid], f"reserved: in force on {search.on.isoformat()} only for a while")
     for hit in ranked:
         keep(hit, "ranked by score")
+    # Beside the k pieces, not instead of one: what is over must never push out what is in force.
+    for pid in ended_ids[:1]:
+        if not any(h.piece_id == pid for h, _ in kept):
+            kept.append((search.hits[pid], "added: ended recently, the message's best match"))
     return kept
 
 
@@ -817,8 +858,11 @@ def _margin(own: list[int], hits: dict[int, Hit]) -> float:
     return scores[0] - scores[1] if len(scores) == 2 else (scores[0] if scores else 0.0)
 
 
-def _render_context(hits: list[Hit], *, on: date, audience: str) -> list[RenderedTopic]:
-    """Group kept pieces by topic and render their facts for the date (expired facts drop out here)."""
+def _render_context(
+    hits: list[Hit], *, on: date, audience: str, ended_since: date | None
+) -> list[RenderedTopic]:
+    """Group kept pieces by topic and render their facts for the date (facts that ended before
+    ``ended_since`` drop out here; those that ended since are marked as over)."""
     fact_ids: list[int] = []
     order: list[int] = []
     for hit in hits:
@@ -827,6 +871,28 @@ def _render_context(hits: list[Hit], *, on: date, audience: str) -> list[Rendere
         fact_ids.extend(hit.fact_ids)
     if not fact_ids:
         return []
-    rendered = knowledge_render(on=on, topic_ids=order, audience=audience, fact_ids=fact_ids)
+    rendered = knowledge_render(
+        on=on, topic_ids=order, audience=audience, fact_ids=fact_ids, ended_since=ended_since
+    )
     by_topic = {t.topic_id: t for t in rendered}
     return [by_topic[t] for t in order if t in by_topic]
+
+
+# How much closer to the question an ended fact must be than every fact in force. On the development
+# scenarios the questions about what ended were 0.09-0.35 closer to it; a question for today's price
+# of a card was 0.03 closer to a discount on it that had ended than to the price itself.
+ENDED_MARGIN = 0.05
+
+
+def ended_only_if_asked(question: str, context: list[RenderedTopic]) -> list[RenderedTopic]:
+    """An ended fact stays in the context only when the question is closer to it than to every fact
+    in force, by the model retrieval searched with: "can we still come to the winter fair?" reads when
+    the fair was; "how late are you open?" must not read the longer hours that ended last month."""
+    ended = {f.id for t in context for f in t.facts if f.state == "ended"}
+    if not ended:
+        return context
+    similarity = fact_similarity(question, context)
+    in_force = max((s for fact_id, s in similarity.items() if fact_id not in ended), default=-1.0)
+    asked = {fact_id for fact_id in ended if similarity.get(fact_id, -1.0) > in_force + ENDED_MARGIN}
+    pruned = (t.keeping({f.id for f in t.facts if f.state != "ended" or f.id in asked}) for t in context)
+    return [t for t in pruned if t is not None]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Collection
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from apps.facts.selectors import RenderedFact, RenderedTopic
 from apps.retrieval.embedding import embed_passages, embed_query
 from apps.retrieval.fact_similarity import fact_similarity
 from apps.retrieval.repair import repair_speller
+from apps.retrieval.search import ended_only_if_asked
 from tests.helpers import eval_path
 
 CASES_DIR = Path(__file__).parent / "answer_cases"
@@ -54,24 +56,40 @@ def _fmt(day: date) -> str:
 
 
 def render(
-    topics: dict[str, list[dict[str, Any]]], names: list[str], on: date, business: str
+    topics: dict[str, list[dict[str, Any]]],
+    names: list[str],
+    on: date,
+    business: str,
+    ended: Collection[int] = (),
 ) -> list[RenderedTopic]:
-    """Rendered topic documents for ``on``, following apps.facts.selectors._render_lines."""
+    """Rendered topic documents for ``on``, following apps.facts.selectors._render_lines; the facts
+    ``ended`` names (ids of facts that ended before ``on``, which retrieval found) are rendered as
+    over."""
     out = []
     for name in names:
         facts = topics[name]
-        live = [f for f in facts if not f.get("valid_to") or date.fromisoformat(f["valid_to"]) >= on]
+        live = [
+            f
+            for f in facts
+            if not f.get("valid_to") or date.fromisoformat(f["valid_to"]) >= on or f["id"] in ended
+        ]
         temp_in_force: dict[str, list[dict[str, Any]]] = {}
         for f in live:
             start = date.fromisoformat(f["valid_from"]) if f.get("valid_from") else None
-            if f.get("valid_to") and (start is None or start <= on):
+            if (
+                f.get("valid_to")
+                and (start is None or start <= on)
+                and date.fromisoformat(f["valid_to"]) >= on
+            ):
                 temp_in_force.setdefault(f.get("aspect", ""), []).append(f)
         rendered = []
         for i, f in enumerate(live):
             start = date.fromisoformat(f["valid_from"]) if f.get("valid_from") else None
             end = date.fromisoformat(f["valid_to"]) if f.get("valid_to") else None
             st = f["statement"]
-            if end is not None or (start is not None and start > on):
+            if end is not None and end < on:
+                state, line = "ended", f"Ended {_fmt(end)} (over): {st}"
+            elif end is not None or (start is not None and start > on):
                 if start is not None and start > on:
                     until = f" to {_fmt(end)}" if end else ""
                     state, line = "upcoming", f"From {_fmt(start)}{until} (upcoming): {st}"
@@ -88,7 +106,7 @@ def render(
                     state, line = "current", st
             rendered.append(
                 (
-                    {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3}[state],
+                    {"temporary": 0, "current": 1, "paused": 2, "upcoming": 3, "ended": 4}[state],
                     i,
                     RenderedFact(
                         id=f["id"],
@@ -148,7 +166,9 @@ def retrieval_hints(data: dict[str, Any], question: str, context: list[RenderedT
 
 def run_case(data: dict[str, Any], case: dict[str, Any]) -> tuple[Answer, str, list[RenderedTopic]]:
     on = date.fromisoformat(case.get("on", data["on"]))
-    context = render(data["topics"], case["context"], on, data["business"])
+    context = render(data["topics"], case["context"], on, data["business"], case.get("ended", ()))
+    if case.get("ended"):
+        context = ended_only_if_asked(case["ask"], context)  # as retrieval keeps an ended fact
     history = [(role, text) for role, text in case.get("history", [])]
     stream = BuiltinAnswerer().stream(
         question=case["ask"],

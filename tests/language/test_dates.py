@@ -43,6 +43,10 @@ def dates(text: str, base: dt.date | dt.datetime = BASE, tz: str | None = None):
             D(2027, 3, 9),
             D(2027, 3, 12),
         ),
+        # A weekday before each end's day number, the month written once at the end.
+        ("EASTER BREAK: no classes Monday 10 - Sunday 23 May.", D(2027, 5, 10), D(2027, 5, 23)),
+        ("Summer school Mon 18 \u2013 Fri 22 January, 9.30am-2.30pm daily", D(2027, 1, 18), D(2027, 1, 22)),
+        ("The shop is shut from Tue 2 to Sat 6 March for stocktaking.", D(2027, 3, 2), D(2027, 3, 6)),
     ],
 )
 def test_a_range_stays_a_range(text: str, start: dt.date, end: dt.date) -> None:

@@ -182,14 +182,52 @@ def test_internal_fact_is_never_returned_to_a_visitor(kb):
     assert "9931" in staff.context_text()
 
 
-def test_expired_fact_never_reaches_the_answerer_without_reindexing(kb):
+def test_an_ended_fact_is_never_presented_as_current_without_reindexing(kb):
     during = retrieve("How late are you open on weekdays?", on=date(2026, 12, 1))
     assert "6 PM" in during.context_text()
     assert "Usually, and again from 25 December 2026" in during.context_text()
+    # The longer hours ended: the question is about today's hours, closer to them than to the old.
     after = retrieve("How late are you open on weekdays?", on=date(2026, 12, 27))
     assert "6 PM" not in after.context_text() and "3 PM" in after.context_text()
+    assert "Usually" not in after.context_text()  # an ended change pauses nothing
+    # The stall ended a week ago and is what the question is about: it is read as over, by its end.
     market = retrieve("Do you have a Christmas market stall?", on=date(2026, 12, 27))
-    assert "Christmas market" not in after.context_text() + market.context_text()
+    (stall,) = [t for t in market.context if t.name == "Christmas market"]
+    assert [f.state for f in stall.facts] == ["ended"]
+    assert "Ended 20 December 2026 (over): Our Christmas market stall" in stall.text
+    assert any(
+        reason.startswith("added: ended recently") for reason in [k["why"] for k in market.log["kept"]]
+    )
+    # Long over, or with the window closed: not seen at all.
+    later = retrieve("Do you have a Christmas market stall?", on=date(2027, 3, 25))
+    closed = retrieve(
+        "Do you have a Christmas market stall?", on=date(2026, 12, 27), options=RetrievalOptions(ended_days=0)
+    )
+    assert "Christmas market" not in topics(later) + topics(closed)
+
+
+def test_an_ended_piece_is_added_beside_the_k_pieces_and_only_as_the_best_match(kb):
+    """What is over never pushes out what is in force: the ended piece comes on top of the k kept
+    pieces, and only for a question closer to it than to anything in force."""
+    market = retrieve("Do you have a Christmas market stall?", on=date(2026, 12, 27))
+    assert len(market.hits) == RetrievalOptions().k + 1
+    bread = retrieve("How much is a sourdough loaf?", on=date(2026, 12, 27))
+    assert "Christmas market" not in topics(bread) and len(bread.hits) == RetrievalOptions().k
+
+
+def test_an_ended_fact_of_a_topic_in_force_is_read_only_when_asked_about(kb):
+    owner_fact_add(
+        topic="Delivery",
+        statement="Christmas offer: free delivery on every order, however small.",
+        aspect="offer",
+        valid_to=date(2026, 12, 24),
+    )
+    asked = retrieve("is the christmas delivery offer still on?", on=date(2027, 1, 5))
+    (delivery,) = [t for t in asked.context if t.name == "Delivery"]
+    assert "ended" in [f.state for f in delivery.facts], delivery.text
+    radius = retrieve("How far do you deliver?", on=date(2027, 1, 5))
+    (delivery,) = [t for t in radius.context if t.name == "Delivery"]
+    assert "Christmas offer" not in delivery.text and "10 miles" in delivery.text
 
 
 def test_diversity_caps_pieces_per_topic(kb):

@@ -30,6 +30,7 @@ import calendar
 import itertools
 import math
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -50,7 +51,7 @@ from apps.language.ages import age_ranges, minimum_age, stated_age, stated_age_w
 from apps.language.analysis import Token, analyse
 from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
-from apps.language.dates import weekday_number
+from apps.language.dates import date_words, weekday_number
 from apps.language.holiday_names import mentions_holiday
 from apps.language.lexicon import (
     THING_FILES,
@@ -137,9 +138,16 @@ def _canon(text: str) -> str:
     return text
 
 
+def _unaccented(text: str) -> str:
+    """The text without its accents: visitors type "cafe" for "café", and a word's letters are matched
+    as ASCII (an accented letter would otherwise cut the word in two)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def tokens(text: str) -> list[str]:
     """Lowercase words in order, multi-word terms joined ("check-in" -> "checkin", "Apple Pay" -> one)."""
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", _canon(text).lower())
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", _canon(_unaccented(text)).lower())
 
 
 _JOINED = 0.99
@@ -153,7 +161,7 @@ def stems_of(text: str) -> dict[str, float]:
     # "60 min", "one-hour" and "1 hr" meet as "60 minute"; the units as written stay words too ("an
     # hour's lesson" / "1 hour lesson").
     for canon in dict.fromkeys((canonical_units(text), canonical_measures(text))):
-        _add_stems(_canon(canon).lower(), out)
+        _add_stems(_canon(_unaccented(canon)).lower(), out)
     return out
 
 
@@ -1109,6 +1117,8 @@ def _reply(
     on: date,
 ) -> tuple[_Reply | None, set[str]]:
     """The reply to one question, and the words its facts write in lower case."""
+    ended = [f for f in facts if f.state == "ended"]
+    facts = [f for f in facts if f.state != "ended"]
     if "instead" in question.lower() or "rather" in question.lower():  # most ask without a parse
         question = _without_alternative(question, on)
     q = _merge_followup(_analyse(question, on, business), history, on, business)
@@ -1127,9 +1137,45 @@ def _reply(
         # The rules found no wording that settles it; a fact plainly about what was asked still may.
         closest = _closest_fact_reply(q, question, facts, hints.fact_similarity, business, on)
         reply = closest or reply
+    if ended:
+        reply = _ended_reply(q, facts, ended) or reply
     if reply is not None and reply.used:
         reply = _with_referenced_amounts(reply, facts)
     return reply, lowercase
+
+
+def _ended_reply(q: _Question, facts: list[_Fact], ended: list[_Fact]) -> _Reply | None:
+    """What the question asks about is over ("is the summer intensive still on?" a month after it
+    ran): the ended fact that matches it best, when it matches at least as well as every fact in force,
+    is told with the day it ended. A yes-or-no question in the present is answered "no" (it is not
+    on), or "yes" when it asks whether it is over ("is the sale over?"). One asked in the past or the
+    perfect ("has the café reopened?" after a closure ended) is told only what ended and when: it may
+    ask about the change rather than the thing, and a bare yes or no could answer the wrong one."""
+    analysis = analyse(q.text, base_date=q.on)
+    past = analysis.past_tense
+    if q.kind in ("days", "time") or q.period is not None or (q.focus == "hours" and not past):
+        # Whether, or when, it is open today or on the day named: what holds then, and an ended
+        # closure holds nothing then.
+        return None
+    scored = _scores(q, facts + ended)
+    over = next((item for item in scored if item[2].state == "ended"), None)
+    if over is None or over[1] <= 0:
+        return None
+    # A tie goes to the ended fact: retrieval hands one over only when the question is clearly closer
+    # to it than to every fact in force (search.ended_only_if_asked).
+    if any(total > over[0] for total, _, f in scored if f.state != "ended"):
+        return None
+    f = over[2]
+    assert f.rf.valid_to is not None  # an ended fact has its end
+    words = {t.text.lower() for t in analysis.tokens}
+    perfect = any(t.dep == "aux" and t.lemma == "have" for t in analysis.tokens)
+    prefix = ""
+    if analysis.form.kind == "yes_no" and words & date_words("completed"):
+        prefix = "Yes — "
+    elif analysis.form.kind == "yes_no" and not (past or perfect):
+        prefix = "No — "  # asked in the present whether it is on: it is not
+    over_text = f"{prefix}that is over: it ended on {_fmt(f.rf.valid_to)}."
+    return _Reply("answer", [over_text[0].upper() + over_text[1:], _sentence(f)], [f.id])
 
 
 def _with_referenced_amounts(reply: _Reply, facts: list[_Fact]) -> _Reply:
@@ -1861,7 +1907,11 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
             # CLOSED") is not that day's hours, though it names its weekday.
             candidates = [f for f in candidates if not _dated_off(f, q.period[0])] or candidates
     if q.days and (q.focus == "hours" or "hours" in q.concepts):
-        covering = [f for f in candidates if f.hours_fact and q.days & (f.open_days | f.closed_days)]
+        covering = [
+            f
+            for f in candidates
+            if f.hours_fact and (q.days & (f.open_days | f.closed_days) or _in_force_for_a_while(f, q))
+        ]
         if covering:
             candidates = covering
     scored = _for_the_age(q, _scores(q, candidates))
@@ -2107,6 +2157,16 @@ def _score_of(scored: list[tuple[float, float, _Fact]], fact: _Fact) -> float:
 
 def _ordered(facts: Iterable[_Fact]) -> list[_Fact]:
     return sorted(facts, key=lambda f: (_STATE_ORDER.get(f.state, 1), f.order))
+
+
+def _in_force_for_a_while(f: _Fact, q: _Question) -> bool:
+    """Whether a fact holds only for a while that covers the day the question names ("Thu 7 - Sat 9
+    August: open until 1am" for "how late are you open on Saturday 9 August?"): its weekdays are
+    calendar dates, not the days of a weekly timetable, and it is that day's hours all the same."""
+    if q.period is None or f.state not in ("temporary", "current"):
+        return False
+    start, end = f.rf.valid_from, f.rf.valid_to
+    return (start is not None or end is not None) and (start or date.min) <= q.period[0] <= (end or date.max)
 
 
 def _fact_window(f: _Fact, year: int | None = None) -> tuple[date | None, date | None]:

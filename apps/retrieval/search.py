@@ -41,6 +41,8 @@ from apps.facts.selectors import (
     fact_ids_dated_on,
     knowledge_render,
 )
+from apps.language.analysis import analyse
+from apps.language.scales import superlative
 from apps.language.spelling import Speller
 from apps.retrieval import embedding
 from apps.retrieval.fact_similarity import fact_similarity
@@ -101,6 +103,9 @@ class RetrievalOptions:
     # is added (beside the k pieces) only when it is the message's best match; ended facts of kept
     # pieces are rendered marked as over. 0: ended facts are never seen.
     ended_days: int = 90
+    # A superlative question ("the cheapest wash") is answered by comparing the rows of what it ranks:
+    # up to k pieces that write its noun are added beside the k kept.
+    superlative_rows: bool = True
     keyword: str = "auto"  # auto: only for exact identifiers | on | off
     diversity: bool = True
     rerank: bool = False
@@ -361,6 +366,7 @@ def retrieve(
     # to come from today, so only a question about today sees what is over.
     ended_since = None if dated else search.ended_since
     ended_ids = _search_ended(search, own, ended_since)
+    row_ids = _search_rows(search, own)
     use_keyword, keyword_ids = _search_keyword(search, message)
     new_question = own.top >= search.profile["new_question"] or not history
     discount = _contextual_discount(search.opts, own, history)
@@ -375,6 +381,7 @@ def retrieve(
         kind_ids=kind_ids,
         dated_ids=dated_ids,
         ended_ids=ended_ids,
+        row_ids=row_ids,
     )
     _order_for_reading(
         kept, own=own, new_question=new_question, discount=discount, search=search, rerank_note=rerank_note
@@ -674,6 +681,32 @@ def _search_ended(search: _Search, own: _Own, since: date | None) -> list[int]:
     return search.add("ended", own.question, found)
 
 
+def _search_rows(search: _Search, own: _Own) -> list[int]:
+    """4d. A superlative ("the cheapest wash", "your biggest dorm") compares every row of what it
+    ranks: the pieces that write its noun, nearest to the noun first, whatever else they say (up to k
+    of them not kept already are added)."""
+    if not search.opts.superlative_rows:
+        return []
+    asked = superlative(analyse(own.question, base_date=search.on))
+    if asked is None or asked.noun is None:
+        return []
+    noun = stem(asked.noun)
+    found = [
+        (p, score)
+        for p, score in _vector_search(
+            embedding.embed_query_kept(asked.noun),
+            generation=search.generation,
+            audience=search.audience,
+            on=search.on,
+            limit=search.pool,
+        )
+        if noun in content_words(f"{p.title} {p.text}")
+    ]
+    ids = search.add("rows", asked.noun, found)
+    search.lap("rows")
+    return ids
+
+
 def _search_keyword(search: _Search, message: str) -> tuple[bool, list[int]]:
     """5. Full-text search for exact identifiers (SKU-123, a phone number), or always when enabled."""
     opts = search.opts
@@ -719,6 +752,7 @@ def _keep(
     kind_ids: list[int],
     dated_ids: list[int],
     ended_ids: list[int],
+    row_ids: list[int],
 ) -> list[tuple[Hit, str]]:
     """6b. The final k pieces, each with why: reserved places first (a new question's own best
     matches, an exact identifier, the kind of fact, what is in force only for a while on the day
@@ -752,10 +786,14 @@ def _keep(
             keep(search.hits[pid], f"reserved: in force on {search.on.isoformat()} only for a while")
     for hit in ranked:
         keep(hit, "ranked by score")
-    # Beside the k pieces, not instead of one: what is over must never push out what is in force.
-    for pid in ended_ids[:1]:
+    # Beside the k pieces, not instead of one: what is over must never push out what is in force, and
+    # the rows a superlative compares are all needed.
+    rows = [pid for pid in row_ids if not any(h.piece_id == pid for h, _ in kept)][: opts.k]
+    added = [(pid, "added: ended recently, the message's best match") for pid in ended_ids[:1]]
+    added += [(pid, "added: a row the superlative compares") for pid in rows]
+    for pid, reason in added:
         if not any(h.piece_id == pid for h, _ in kept):
-            kept.append((search.hits[pid], "added: ended recently, the message's best match"))
+            kept.append((search.hits[pid], reason))
     return kept
 
 

@@ -419,3 +419,23 @@ def test_a_question_about_offers_keeps_what_is_on_for_a_while(kb):
     assert "dated" in kept["Loyalty week"]["scores"]  # the search of what is in force for a while ran
     ended = retrieve("got any deals on at the moment?", on=TODAY + timedelta(days=6))
     assert "Loyalty week" not in topics(ended)
+
+
+def test_a_superlative_sees_every_row_of_what_it_ranks(kb):
+    """ "the cheapest loaf" is answered by comparing the loaves: the pieces that write the noun are added
+    beside the k kept, whatever their similarity to the whole question."""
+    loaves = {
+        "Rye loaf": 7,
+        "Pumpkin loaf": 6,
+        "Seeded loaf": 9,
+        "Brioche loaf": 5,
+        "Malt loaf": 4,
+        "Spelt loaf": 8,
+    }
+    with topics_batched():
+        for name, price in loaves.items():
+            owner_fact_add(topic=name, statement=f"A {name.lower()} is ${price}.", aspect="price")
+    result = retrieve("what's your cheapest loaf?", on=TODAY)
+    assert set(loaves) <= set(topics(result))  # six loaves, more than the k = 4 kept
+    plain = retrieve("what's your cheapest loaf?", on=TODAY, options=RetrievalOptions(superlative_rows=False))
+    assert len(plain.hits) == RetrievalOptions().k and not set(loaves) <= set(topics(plain))

@@ -67,6 +67,7 @@ from apps.language.lexicon import (
     verb_mates,
     verb_senses,
 )
+from apps.language.scales import price_of, size_of, superlative
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
@@ -1125,7 +1126,7 @@ def _reply(
     _fuse_particles(q, facts)
     facts = _meeting_conditions(q, facts, on)
     lowercase = _lowercase_words(facts, question, history)
-    reply = _decide(q, facts, business, on) if facts else None
+    reply = _superlative_reply(q, facts) or (_decide(q, facts, business, on) if facts else None)
     if (reply is None or reply.decision == "unknown") and (wider := _with_meaning_mates(q, facts)):
         # Only where the facts' own words settled nothing: a wider word read for the question's
         # ("house" as "home") must not outweigh the facts that say the question's own words.
@@ -1142,6 +1143,39 @@ def _reply(
     if reply is not None and reply.used:
         reply = _with_referenced_amounts(reply, facts)
     return reply, lowercase
+
+
+def _superlative_reply(q: _Question, facts: list[_Fact]) -> _Reply | None:
+    """The row a superlative asks for ("the cheapest wash", "your biggest unit", "the most expensive
+    groom"): of the facts that state a measure on its scale, those that name the noun ranked (when
+    two or more do: "the cheapest thing" ranks every priced row) and any other noun the question names
+    ("for a car"), the lowest or highest, with the rows that tie with it."""
+    # "the least I can pay": a bare "least" or "most" ranks prices when the question is about paying.
+    paying = q.focus in ("price", "payment") or "price" in q.concepts
+    asked = superlative(analyse(q.text, base_date=q.on), asks_price=paying)
+    if asked is None:
+        return None
+    measure = price_of if asked.scale == "price" else size_of
+    measured = [(m, f) for f in facts if (m := measure(analyse(f.statement, base_date=q.on))) is not None]
+    if len(measured) < 2:
+        return None  # nothing to rank
+    if asked.noun is not None:
+        naming = [(m, f) for m, f in measured if _writes(f, asked.noun)]
+        measured = naming if len(naming) >= 2 else measured
+    said = {stem(w) for w in (*asked.words, asked.noun or "") if w}
+    others = _subject(q) - said
+    narrowed = [(m, f) for m, f in measured if any(s in f.stems or s in f.topic_stems for s in others)]
+    measured = narrowed or measured
+    pick = min if asked.direction == "low" else max
+    best = pick(m for m, _ in measured)
+    chosen = [f for m, f in measured if m == best][:3]
+    return _Reply("answer", [_sentence(f) for f in chosen], [f.id for f in chosen])
+
+
+def _writes(f: _Fact, noun: str) -> bool:
+    """Whether a fact's statement or topic writes the noun, in any of its forms."""
+    key = stem(noun)
+    return key in f.stems or key in f.topic_stems
 
 
 def _ended_reply(q: _Question, facts: list[_Fact], ended: list[_Fact]) -> _Reply | None:

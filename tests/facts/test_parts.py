@@ -406,3 +406,60 @@ def test_a_section_whose_heading_is_followed_by_its_dates_holds_only_then() -> N
     assert [k for k, v in found.items() if v == window and "8am" in k], found
     assert [k for k, v in found.items() if "Pre-order" in k and v != window], found
     assert [k for k, v in found.items() if "$48" in k and v == (None, None)], found
+
+
+def test_a_row_named_by_modifiers_only_takes_the_thing_its_column_header_names() -> None:
+    """ "Large" under the header "Bucket" is a large bucket, and "150" under "Balls" is 150 balls; a
+    label naming a thing of its own ("Full set") and a header naming no thing ("Item") change nothing."""
+    text = (
+        "| Bucket | Balls | Price |\n|---|---|---|\n| Small | 50 | £4.50 |\n| Large | 150 | £10.00 |\n\n"
+        "| Item | Price |\n|---|---|\n| Single club | £1.00 |\n| Full set | £7.00 |\n"
+    )
+    assert [p.text for p in split_parts(text)] == [
+        "Small bucket: £4.50 (50 balls)",
+        "Large bucket: £10.00 (150 balls)",
+        "Single club: £1.00",
+        "Full set: £7.00",
+    ]
+
+
+def test_a_heading_in_capitals_keeps_a_note_that_says_something_and_a_season_of_two_years() -> None:
+    text = (
+        "TYRE PRICES (each, fully fitted - includes balancing & new valve)\n\n"
+        "| Tyre size | Budget |\n|---|---|\n| 205/55 R16 | £62 |\n\n"
+        "HOLIDAY HOURS 2027/28\n\nChristmas Day: closed.\n"
+    )
+    found = texts(text)
+    assert (
+        "Tyre prices (each, fully fitted - includes balancing & new valve)",
+        "Tyre, 205/55 R16, Budget: £62",
+    ) in found
+    assert ("Holiday hours 2027/28", "Christmas Day: closed.") in found
+
+
+def test_a_list_under_a_label_naming_days_is_priced_for_those_days() -> None:
+    rows = [
+        p.row
+        for p in split_parts(
+            "Weekend parties (Sat & Sun):\nMini Bee ........ £220\nMega Hive ........ £415\n"
+        )
+    ]
+    assert [(r.item, r.variant) for r in rows if r] == [("Mini Bee", "Sat & Sun"), ("Mega Hive", "Sat & Sun")]
+
+
+def test_a_sentence_after_a_rows_dash_is_its_own_part_and_does_not_date_the_price() -> None:
+    found = texts(
+        "One-time enrollment fee: $49 \u2013 NEW YEAR SPECIAL: enrollment fee waived for anyone who joins by"
+        " April 30, 2027!\n"
+    )
+    assert [text for _heading, text in found] == [
+        "One-time enrollment fee: $49",
+        "NEW YEAR SPECIAL: enrollment fee waived for anyone who joins by April 30, 2027!",
+    ]
+    assert texts("Rye loaf ...... $7 (sliced on request)\n") == [("", "Rye loaf: $7 (sliced on request)")]
+
+
+def test_a_condition_after_a_rows_dash_stays_its_note() -> None:
+    assert texts("Diagnostic fee: $45 \u2013 waived if you go ahead with the repair\n") == [
+        ("", "Diagnostic fee: $45 (\u2013 waived if you go ahead with the repair)")
+    ]

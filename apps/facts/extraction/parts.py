@@ -570,6 +570,7 @@ def split_parts(text: str) -> list[Part]:
         if (bold or lab) and bullet_body(line) is None:
             flush()
             label = _clean_inline((bold or lab).group(1)).rstrip(":")  # type: ignore[union-attr]
+            opening_caption = caption_of(line)  # a list right under it is its list
             i += 1
             continue
         body = bullet_body(line)
@@ -640,7 +641,9 @@ def _capitals_heading(line: str, after: list[str]) -> bool:
     from apps.language.dates import is_year
 
     # Read with each word capitalised: in lower case "valentine's" reads as "valentine is".
-    analysis = analyse(" ".join(w.capitalize() for w in text.split()), base_date=date.today())
+    # The words outside a note: the note may say something ("(each, fully fitted - includes
+    # balancing)") about what the heading names.
+    analysis = analyse(" ".join(w.capitalize() for w in named.split()), base_date=date.today())
     dated = [(m.start_char, m.end_char) for m in analysis.dates]
     # The only numbers a heading holds are dates ("VALENTINE'S WEEK 2026", "PRICES (FROM 1 APRIL
     # 2026)"); another makes the line a detail ("OPEN 7 DAYS", "CALL NOW 0117 496 0321").
@@ -649,6 +652,7 @@ def _capitals_heading(line: str, after: list[str]) -> bool:
         for t in analysis.tokens
         if any(c.isdigit() for c in t.text)
         and not is_year(t.text)
+        and not _YEAR_SPAN.fullmatch(t.text)
         and not any(a <= t.start_char < b for a, b in dated)
     ]
     if numbers or analysis.has_finite_verb or any(t.dep == "neg" or t.lemma == "no" for t in analysis.tokens):
@@ -658,6 +662,10 @@ def _capitals_heading(line: str, after: list[str]) -> bool:
     # no name.
     numbered = any(c.isdigit() for a, b in dated for c in analysis.text[a:b])
     return not numbered or _names_a_thing(_capitals_name(text).lower())
+
+
+#: A season of two years ("HOLIDAY HOURS 2027/28", "2026-27"). Hand-written: no date reader takes it.
+_YEAR_SPAN = re.compile(r"(?:19|20)\d\d[/\-\u2013]\d\d")
 
 
 def _names_a_thing(text: str) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +29,9 @@ from price_parser import Price
 from pydantic import BaseModel
 
 from apps.language.bullets import bullet_body, strip_bullet
+from apps.language.dates import weekday_number
+from apps.language.lexicon import THING_FILES, lexical_file, one_of_a_kind
+from apps.language.pipeline import parse
 
 __all__ = ["RowCell", "caption_of", "is_chrome", "read_inline", "read_rows"]
 
@@ -458,9 +462,13 @@ def _table_cells(header: list[str], rows: list[list[str]], caption: str) -> list
     )
     out: list[RowCell] = []
     for row in rows:
-        label = row[0]
+        label = row[0] if by_caption or not header else _named_by_header(row[0], header[0])
         priced = [(j, v) for j, c in enumerate(row) if j > 0 and (v := read_value(c)) is not None]
-        text_cells = [c for j, c in enumerate(row) if j > 0 and c and read_value(c) is None]
+        text_cells = [
+            _count_label(c, header[j] if j < len(header) else "")
+            for j, c in enumerate(row)
+            if j > 0 and c and read_value(c) is None
+        ]
         for j, value in priced:
             column = header[j] if j < len(header) else ""
             column = "" if _is_price_word(column) else column
@@ -480,6 +488,34 @@ def _table_cells(header: list[str], rows: list[list[str]], caption: str) -> list
     return out
 
 
+def _named_by_header(label: str, header: str) -> str:
+    """A row label under a first-column header that names a thing ("Bucket", "Pizza"): the row's
+    item is that thing of the label's kind ("Small bucket", "Margherita pizza"), as a menu's reader
+    names it. A label that writes the header's noun, or names a kind of it in WordNet ("Car" under
+    "Vehicle"), stays as written, and so does every label under a header that names no thing
+    ("Item", "Service", "Size")."""
+    noun = _thing_noun(header)
+    if noun is None or not re.search(r"[^\W\d_]", label):
+        return label
+    words = [t for t in parse(f"{label.lower()} {noun}") if not (t.is_punct or t.is_space)][:-1]
+    if any(t.lemma_.lower() == noun for t in words):
+        return label  # "Large bucket" under "Bucket"
+    nouns = [t.lemma_.lower() for t in words if t.pos_ in ("NOUN", "PROPN")]
+    if nouns and one_of_a_kind(nouns[-1], noun):
+        return label  # already a kind of it: "Car" under "Vehicle", "Labrador" under "Dog"
+    return f"{label} {noun}"  # "Small bucket", "Margherita pizza", "Berry Blast smoothie"
+
+
+def _thing_noun(header: str) -> str | None:
+    """The lemma of a header that is one noun of a thing or a being in WordNet ("Buckets" ->
+    "bucket", "Dog" -> "dog"), else None."""
+    tokens = [t for t in parse(f"the {header.strip().lower()}") if not (t.is_punct or t.is_space)][1:]
+    if len(tokens) != 1 or tokens[0].pos_ != "NOUN" or _is_price_word(header):
+        return None
+    lemma = tokens[0].lemma_.lower()
+    return lemma if lexical_file(lemma) in THING_FILES else None
+
+
 def _count_label(label: str, header: str) -> str:
     """A bare number names a count of the header's plural noun: "2" under "Players" is "2 players"."""
     if re.fullmatch(r"\d[\d\s\-\u2013+]*", label) and re.fullmatch(r"[A-Za-z]+s", header.strip()):
@@ -492,6 +528,7 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
     ("Relaxation massage" / "  30 min ..... $60")."""
     i = start
     out: list[RowCell] = []
+    asides: list[str] = []
     indented_run = False
     while i < len(lines) and lines[i].strip():
         line = lines[i]
@@ -510,6 +547,11 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
         if indented != indented_run:
             break
         note = value.note
+        if _aside(note):
+            # "One-time enrollment fee: $49 - NEW YEAR SPECIAL: fee waived for anyone who joins by
+            # April 30": a sentence of its own after a dash, whose dates are not the price's.
+            asides.append(note.lstrip("-\u2013\u2014 "))
+            note = ""
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         wrapped = not indented and nxt[:1] in (" ", "\t") and nxt.strip() and bullet_body(nxt) is None
         if wrapped and _item_line(nxt) is None:  # the item's continuation ("  (sliced on request)")
@@ -518,11 +560,37 @@ def _read_list(lines: list[str], start: int, caption: str) -> Found | None:
         if indented_run and caption:
             out.append(RowCell(item=caption, variant=item, value=value.value, detail=note))
         else:
-            out.append(RowCell(item=item, value=value.value, detail=note))
+            out.append(RowCell(item=item, variant=_days_note(caption), value=value.value, detail=note))
         i += 1
     if not out:
         return None
-    return Found(i, _told_apart(out), used_caption=bool(caption) and _uses(out, caption))
+    return Found(i, _told_apart(out), used_caption=bool(caption) and _uses(out, caption), texts=asides)
+
+
+def _aside(note: str) -> bool:
+    """Whether a note after a row's amount is a sentence of its own set off by a dash: its main verb
+    has a subject of its own ("- NEW YEAR SPECIAL: enrollment fee waived for anyone who joins by April
+    30"). A condition on the price ("- waived if you go ahead with the repair") has none."""
+    if not note.lstrip().startswith(("-", "\u2013", "\u2014")) or len(note.split()) < 4:
+        return False
+    from apps.language.analysis import analyse  # lazy: most rows have no such note
+
+    tokens = analyse(note.lstrip("-\u2013\u2014 "), base_date=date.min).tokens
+    roots = {t.i for t in tokens if t.dep == "ROOT" and t.pos in ("VERB", "AUX")}
+    return any(t.dep in ("nsubj", "nsubjpass") and t.head in roots for t in tokens)
+
+
+def _days_note(caption: str) -> str:
+    """The weekdays a caption's note in brackets names ("Weekend parties (Sat & Sun)" -> "Sat &
+    Sun"): every row under it is priced for those days, as a table's column of them says. "" when
+    the caption has no such note."""
+    found = re.search(r"\(([^)]*)\)\s*:?\s*$", caption)
+    if not found:
+        return ""
+    words = re.findall(r"[A-Za-z]+", found.group(1))
+    joins = {"and", "to", "through"}
+    days = [w for w in words if w.lower() not in joins]
+    return found.group(1).strip() if days and all(weekday_number(w) is not None for w in days) else ""
 
 
 def _leader_variants(line: str) -> list[RowCell]:
@@ -568,4 +636,6 @@ def caption_of(line: str) -> str:
         return ""
     if _is_table_line(line):
         return ""
-    return text[:1] + text[1:].lower() if text.isupper() else text  # "LANE PRICING" -> "Lane pricing"
+    # "LANE PRICING" -> "Lane pricing", and so a caption in capitals with a note in brackets.
+    capitals = re.sub(r"\([^)]*\)", "", text).isupper()
+    return text[:1] + text[1:].lower() if capitals else text

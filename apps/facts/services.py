@@ -375,6 +375,12 @@ def _variant_subject(
     names = list(subjects)
     if not names:
         return None
+    own_key = topic_key(topic_name)
+    variants_of_own = {name for name, facts in subjects.items() if facts[0].topic.key == own_key}
+    if not own_folded and len(variants_of_own) > 1:
+        # A bare name over two of its own variants ("Mini Bee" beside "Mini Bee, Mon-Fri" and "Mini
+        # Bee, Sat & Sun"): which one it means is not the matcher's guess, however close one scores.
+        return None
     same = [
         (1.0 if found.similarity is None else found.similarity, name)
         for name, found in zip(names, compare_many(own_name, names), strict=True)
@@ -405,6 +411,43 @@ def _variant_subject(
     }
 
 
+def _named_in_statement(
+    topic_name: str, aspect: str, statement: str, live: list[Fact], run: _Run
+) -> tuple[list[Fact], dict[str, object]] | None:
+    """The live subject whose fuller name the candidate's own statement writes, when the candidate's
+    name is part of that name ("Protein is $2.50 now for a protein scoop" against "Protein scoop":
+    the statement says which protein thing it prices). One such subject, on the same aspect, or none."""
+    own = set(topic_key(topic_name).split())
+    said = f" {topic_key(statement)} "
+    found: dict[int, list[Fact]] = {}
+    for fact in live:
+        words = fact.topic.key.split()
+        if (
+            fact.aspect == aspect
+            and fact.pk not in run.ignore
+            and len(words) > len(own) > 0
+            and own <= set(words)
+            and f" {fact.topic.key} " in said
+        ):
+            found.setdefault(fact.topic_id, []).append(fact)
+    if len(found) != 1:
+        return None
+    facts = next(iter(found.values()))
+    return facts, {
+        "topic": facts[0].topic.name,
+        "aspect": aspect,
+        "fact": facts[0].pk,
+        "similarity": None,
+        "topic_similarity": None,
+        "aspect_similarity": None,
+        "method": "named",
+        "provider": "",
+        "own_topic": topic_name,
+        "own_aspect": aspect,
+        "reason": f'the statement names "{facts[0].topic.name}", of which "{topic_name}" is part',
+    }
+
+
 def _merge_note(match: dict[str, object] | None) -> str:
     if not match:
         return ""
@@ -429,7 +472,11 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
         # No live fact under the exact names: a live subject may name the same thing differently.
         live = _live_elsewhere(run)
         name = _topic_name(cand.topic)
-        found = _meaning_subject(name, aspect, live) or _variant_subject(name, aspect, live, run)
+        found = (
+            _meaning_subject(name, aspect, live)
+            or _variant_subject(name, aspect, live, run)
+            or _named_in_statement(name, aspect, cand.statement, live, run)
+        )
         if found is not None:
             same_subject, match = found
             topic, aspect = same_subject[0].topic, same_subject[0].aspect

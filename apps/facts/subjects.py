@@ -367,9 +367,12 @@ def decide(a: Phrase, b: Phrase, sim: PairSimilarity | None, limits: Thresholds 
     # Different heads ("vouchers" / "cards"): a qualifier both share ("gift") raises the names'
     # similarity without saying anything about the heads, so the heads' own similarity counts half.
     score = sim.names if sim.heads is None else (sim.names + sim.heads) / 2
-    if not a.qualifiers and not b.qualifiers and _kinds_of_one_thing(a.head, b.head):
-        # Bare nouns of one kind sit as close in the embedding as true synonyms (car / bike 0.56,
-        # tea / coffee 0.62); WordNet tells them apart (apps.language.lexicon).
+    bare = not a.qualifiers and not b.qualifiers
+    if (bare or _things(a.head, b.head)) and _kinds_of_one_thing(a.head, b.head):
+        # Nouns of one kind sit as close in the embedding as true synonyms (car / bike 0.56, tea /
+        # coffee 0.62); WordNet tells them apart (apps.language.lexicon). A qualifier does not make
+        # two things or beings one ("new dog" / "cat"); abstract heads under one qualifier are
+        # often one thing named loosely ("delivery area" / "delivery zone", "opening times").
         return SubjectMatch(False, score, "variant", f"two kinds of one thing ({a.head} / {b.head})")
     if score >= limits.names:
         return SubjectMatch(True, score, "embedding", f"similar in meaning ({score:.2f})")
@@ -427,6 +430,11 @@ def _initialism(short: str, words: str) -> bool:
 
 def _one_sense(a: str, b: str) -> bool:
     return lexicon.is_available() and lexicon.same_sense(a, b)
+
+
+def _things(a: str, b: str) -> bool:
+    """Whether both nouns name things or beings (WordNet's files of artifacts, foods, animals...)."""
+    return lexicon.is_available() and all(lexicon.lexical_file(n) in lexicon.THING_FILES for n in (a, b))
 
 
 def _kinds_of_one_thing(a: str, b: str) -> bool:

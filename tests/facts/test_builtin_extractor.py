@@ -691,3 +691,21 @@ def test_a_seasons_hours_hold_every_year() -> None:
     assert (once.valid_from, once.valid_to) == (date(2026, 8, 1), date(2026, 8, 14)), once
     offer = extract("SPRING FLING, 1-30 September: a free scalp massage with any 60-minute massage.", context)
     assert all(c.valid_to == date(2025, 9, 30) for c in offer), offer
+
+
+def test_a_remark_beside_a_clause_that_says_something_keeps_the_sentence() -> None:
+    """ "it's safer and they enjoy it more" is a remark; the clause before it is a rule of the walks,
+    and the whole sentence was dropped as filler with it. A remark alone is still dropped."""
+    extract = BuiltinExtractor().extract
+    context = ctx(business_name="Wagtail Lane", learned_on=date(2026, 6, 10))
+    [kept] = extract("Reactive dogs go on solo walks only; it's safer and they enjoy it more.", context)
+    assert "solo walks only" in kept.statement
+    assert extract("We'd love to see you - book today!", context) == []
+
+
+def test_an_owner_answer_since_the_start_of_a_month_holds_from_then_on() -> None:
+    """Said on 3 November: "since start of november" is since 1 November that year, in force now
+    (it had been read as next November, a month's window a year ahead)."""
+    context = ctx(business_name="Wagtail Lane", learned_on=date(2026, 11, 3))
+    [found] = BuiltinExtractor().extract("solo walks are €25 now since start of november", context)
+    assert found.valid_to is None and found.valid_from in (None, date(2026, 11, 1)), found

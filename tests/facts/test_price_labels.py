@@ -113,3 +113,23 @@ def test_a_no_with_the_new_value_stores_the_new_value_only() -> None:
     the old price ("is not still $75"). A bare "no" keeps its denial."""
     assert owner_answer("Is the sunset tour still $75?", "no its $60 now") == [("Sunset tour", "$60")]
     assert [value for _topic, value in owner_answer("Is the sunset tour still $75?", "no")] == ["no"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "expected"),
+    [
+        # The question's verb after the name ("changed", "go up") is no part of it, and "the price of"
+        # asks about what it is the price of.
+        ("Has the price of the solo walks changed?", "yes they're €25 now", "Solo walks"),
+        ("Has the price of a haircut changed?", "yes its £18 now", "Haircut"),
+        ("Did the price of the large pizza go up?", "yep, $19 now", "Large pizza"),
+        # A verb the tagger reads inside a name is a misread compound, not the question's verb.
+        ("What's your emergency call out fee?", "It's $195 after hours now", "Emergency call out fee"),
+    ],
+)
+def test_the_questions_own_verb_names_no_subject(question: str, answer: str, expected: str) -> None:
+    assert [topic for topic, _value in owner_answer(question, answer)][:1] == [expected]
+
+
+def test_an_amount_in_the_subject_is_its_price_whatever_the_verb() -> None:
+    assert prices("A £50 deposit secures your date, balance payable on the day.") == [("Deposit", "£50")]

@@ -451,3 +451,39 @@ def test_a_heading_named_again_after_a_dash_is_the_headings_thing():
     assert not compare("Haircuts - men's haircut", "Haircuts - women's haircut").same
     # A tail that does not name the heading again is a variant of it.
     assert not compare("Hair - Men", "Hair").same
+
+
+def test_an_owner_answer_naming_a_fuller_subject_replaces_its_price(business):
+    # "Is protein still $2 extra?" files the answer under "Protein"; the answer itself says which
+    # protein thing it prices ("a protein scoop"), so the page's "Protein scoop" price is replaced.
+    website("Protein scoop (whey or pea) ........ +$2.00", 0)
+    owner("Is protein still $2 extra?", "Protein is $2.50 now for a protein scoop (whey or pea).", 10)
+    values = [f.value for f in live_about("protein")]
+    assert values == ["$2.50"], [(f.topic.name, f.statement) for f in live_about("protein")]
+    (live,) = live_about("protein")
+    assert live.matched_subject.get("method") == "named"
+
+
+def test_a_bare_name_beside_two_of_its_variants_replaces_neither(business):
+    # The table prices each package by days; a later list gives a price per package with no days: which
+    # column it replaces is not the matcher's guess, however close one of them scores.
+    website("| Package | Mon-Fri | Sat & Sun |\n|---|---|---|\n| Mini Bee | £175 | £210 |", 0)
+    document("Mini Bee (up to 10 children) ........ £220", 10)
+    values = sorted(f.value for f in live_about("mini bee"))
+    assert values == ["£175", "£210", "£220"], values
+
+
+def test_a_list_under_a_caption_naming_its_days_replaces_that_days_column(business):
+    website("| Package | Mon-Fri | Sat & Sun |\n|---|---|---|\n| Mini Bee | £175 | £210 |", 0)
+    document("Weekend parties (Sat & Sun):\nMini Bee (up to 10 children) ........ £220", 10)
+    values = sorted(f.value for f in live_about("mini bee"))
+    assert values == ["£175", "£220"], [(f.aspect, f.statement) for f in live_about("mini bee")]
+
+
+def test_things_of_one_kind_stay_apart_whatever_qualifies_them():
+    # A qualifier does not make a drink another drink, or an animal another animal; abstract heads
+    # under one qualifier are one thing named loosely.
+    assert not compare("hot chocolate", "coffee").same
+    assert not compare("iced tea", "coffee").same
+    assert compare("opening hours", "opening times").same
+    assert compare("delivery area", "delivery zone").same

@@ -363,6 +363,10 @@ def _without_leading_adverbs(vp: str) -> str:
 _CHUNK_ROLES = {"dobj": 0, "attr": 0, "nsubjpass": 1, "nsubj": 1, "pobj": 2}
 _BEINGS_RANK = 3
 _ASKER_RANK = 4  # the asker's own things ("my unit", "my pup")
+#: An amount of money as a source writes it ("£50", "$ 9.50"). Hand-written: a check for a currency sign
+#: before digits, not a parse (price-parser reads the amount once found).
+_MONEY = re.compile(r"[$£€]\s?\d[\d,]*(?:\.\d+)?")
+_PRICE_OF_RANK = 5  # "the price" of "the price of a haircut": what it is of is the subject
 _ASKER_POSSESSIVES = frozenset({"my", "our"})
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 
@@ -410,10 +414,27 @@ def _misread_phrase(phrase: str, question: str, analysis: Any) -> bool:
         # A verb, or the sentence's root whatever its tag ("how long does framing take": "take" read
         # as a noun).
         or any((t.pos in ("VERB", "AUX") or t.dep == "ROOT") and asked_verb(t) for t in words)
+        # The question's own verb ending the name ("Has the price of the solo walks changed?", "Did
+        # the large pizza go up?"); inside a name it is a misread compound ("emergency call out fee").
+        or _ends_with_its_verb(words)
         or all(t.pos in ("VERB", "AUX") for t in words)
         or words[0].pos in ("ADP", "PART")
         or _trailing_adverb(words[-1])
         or (words[0].tag == "VBG" and words[0].dep == "ROOT")
+    )
+
+
+def _ends_with_its_verb(words: list[Token]) -> bool:
+    """Whether a would-be name of several words ends with the question's verb and its particles
+    ("solo walks changed", "large pizza go up"): the sentence's root, or a past participle the parse
+    hung on the noun before it."""
+    particle = words[-1].dep == "prt" or words[-1].tag == "RP"
+    body = words[:-1] if len(words) > 2 and particle else words
+    last = body[-1]
+    return (
+        len(body) > 1
+        and last.pos in ("VERB", "AUX")
+        and (last.dep == "ROOT" or (last.dep == "acl" and last.tag == "VBN"))
     )
 
 
@@ -569,7 +590,9 @@ class _Run:
         if (
             keep_general
             and (not found or (uncovered and found and hint is None))
-            and not self.is_filler(text)
+            # A clause that says something keeps the sentence, whatever a remark beside it is ("dogs
+            # go on solo walks only; it's safer and they enjoy it more").
+            and ((uncovered and not found) or not self.is_filler(text))
         ):
             found.append(self.general(text, hint, validity))
         return [_window_words_back(c, text, validity) for c in found]
@@ -1551,13 +1574,28 @@ class _Run:
             if named and 0 < len(clean_np(raw).split()) <= 4:
                 topic = self.topic(raw)
         topic = topic or self.subject_of(body) or self.about()
+        amount = self.subject_amount(body, topic)
         return Candidate(
             topic=topic,
-            aspect=statement_aspect(statement),
+            # "A £50 deposit secures your date": whatever the verb, an amount in the subject is its price.
+            aspect="price" if amount else statement_aspect(statement),
+            value=amount,
             statement=statement,
             valid_from=validity.valid_from,
             valid_to=validity.valid_to,
         )
+
+    def subject_amount(self, body: str, topic: str) -> str:
+        """The amount of money inside a statement's subject that names the topic ("A £50 deposit
+        secures your date" under "Deposit"), as written, else ""."""
+        if not _MONEY.search(body):
+            return ""  # cheap check first: most statements name no amount
+        key = topic_key(topic)
+        for chunk in analyse(body, base_date=self.context.learned_on).noun_chunks:
+            found = _MONEY.search(chunk.text)
+            if found and chunk.dep.startswith("nsubj") and topic_key(chunk.head) in key.split():
+                return found.group(0)
+        return ""
 
     def subject_of(self, body: str) -> str:
         """The topic a statement names as its grammatical subject, by the parse ("Gift vouchers never
@@ -1809,7 +1847,10 @@ class _Run:
             ):
                 continue
             rank = _CHUNK_ROLES.get(chunk.dep, len(_CHUNK_ROLES))
-            if words[0].lemma in _ASKER_POSSESSIVES and words[0].tag == "PRP$":
+            if chunk.head in _price_words() and after is not None and after.lemma == "of":
+                # "the price of a haircut" asks about the haircut, priced.
+                rank = _PRICE_OF_RANK
+            elif words[0].lemma in _ASKER_POSSESSIVES and words[0].tag == "PRP$":
                 rank = max(rank, _ASKER_RANK)
             elif chunk.dep.startswith("nsubj") and counts_beings(chunk.head):
                 rank = max(rank, _BEINGS_RANK)

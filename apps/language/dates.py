@@ -40,6 +40,7 @@ __all__ = [
     "DateMention",
     "date_words",
     "find_dates",
+    "phrase_start",
     "resolve_phrase",
     "role_before",
     "tells_when_it_happened",
@@ -126,6 +127,7 @@ _WORD_CATEGORIES = (
     "month_window",
     "not_a_date",
     "completed",
+    "period_part",
 )
 
 
@@ -555,13 +557,23 @@ def _mention(
     if pair is None:
         return None
     first, last = pair
+    part = _part_of_period(doc, start)
+    if part is not None and side.has(_MONTH) and not side.has(_NUM):
+        # "the start of November" is its first day, "the end of June" its last, the middle the 15th.
+        first = last = {"end": last, "middle": first.replace(day=15)}.get(part[0], first)
     weekdays = _weekday_numbers(side.first(_DAY)) if side.has(_DAY) else ()  # type: ignore[arg-type]
     before = role_before(doc, start)
     if before in _words("open_start"):
+        if not explicit_year and prefer == "future" and first > base and not side.has(_REL):
+            # "SUMMER HOURS from 1 October" read on 18 November began seven weeks ago, not in ten
+            # months: a start with no year is the nearer of its two days.
+            earlier = _add_year(first, -1)
+            if base - earlier < first - base:
+                first = earlier
         return replace(template, kind="range", start=first, end=None, explicit_year=explicit_year)
     if before in _words("open_end"):
         return replace(template, kind="range", start=None, end=last, explicit_year=explicit_year)
-    if side.has(_MONTH) and not side.has(_NUM):
+    if side.has(_MONTH) and not side.has(_NUM) and part is None:
         kind: Kind = "month"
     else:
         kind = "day" if first == last else "range"
@@ -658,9 +670,28 @@ def tells_when_it_happened(words: Span) -> bool:
     return token.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in children)
 
 
+def _part_of_period(doc: Doc, start: int) -> tuple[str, int] | None:
+    """The part of a month written before it ("the start of", "end of" November): the part's word
+    and the index its phrase begins at, or None."""
+    if start < 2 or _plain(doc[start - 1]) != "of" or _plain(doc[start - 2]) not in _words("period_part"):
+        return None
+    begin = start - 2
+    if begin > 0 and doc[begin - 1].tag_ == "DT":
+        begin -= 1
+    return _plain(doc[start - 2]), begin
+
+
+def phrase_start(doc: Doc, start: int) -> int:
+    """Where a date phrase begins once the part of a month before it is counted ("the start of")."""
+    part = _part_of_period(doc, start)
+    return part[1] if part else start
+
+
 def role_before(doc: Doc, start: int) -> str:
     """The role phrase just before a date, as written in data/dates.txt: one word ("from", "until")
-    or words joined by "_" ("as_of", "starting_on", "up_to_and_including"); "" when none is."""
+    or words joined by "_" ("as_of", "starting_on", "up_to_and_including"); "" when none is. Read
+    before the part of a month the date may name ("since the start of November": "since")."""
+    start = phrase_start(doc, start)
     roles = _words("open_start") | _words("open_end")
     for length in (4, 3, 2, 1):
         if start - length < 0:

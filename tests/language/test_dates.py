@@ -306,3 +306,33 @@ def test_a_range_across_the_new_year_read_against_the_first_day_of_the_calendar(
     new year ("28 December - 3 January") then had no year before it to fall back to, and raised."""
     [mention] = analyse("closed 28 December - 3 January", base_date=dt.date.min).dates
     assert (mention.start.month, mention.end.month) == (12, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "start", "end"),
+    [
+        # The part of a month before it says which day; the role word before the part still counts.
+        ("solo walks are €25 now since start of november", "range", D(2026, 11, 1), None),
+        ("from the beginning of March we open at 8", "range", D(2027, 3, 1), None),
+        ("the offer runs until the end of June", "range", None, D(2027, 6, 30)),
+        ("closed at the end of june for a week", "day", D(2027, 6, 30), D(2027, 6, 30)),
+        ("the middle of January", "day", D(2027, 1, 15), D(2027, 1, 15)),
+    ],
+)
+def test_the_part_of_a_month_is_a_day_of_it(text: str, kind: str, start, end) -> None:
+    (mention,) = dates(text)
+    assert (mention.kind, mention.start, mention.end) == (kind, start, end)
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "start"),
+    [
+        # A start with no year is the nearer of its two days: begun seven weeks ago, not in ten months.
+        ("SUMMER HOURS from 1 October: weekdays 7am to 5pm", D(2027, 11, 18), D(2027, 10, 1)),
+        ("new prices from 1 December", D(2027, 11, 18), D(2027, 12, 1)),
+        ("open from March 3", D(2026, 12, 1), D(2027, 3, 3)),
+        ("From Mon 3 Jan: back to normal", D(2027, 12, 1), D(2028, 1, 3)),
+    ],
+)
+def test_a_start_with_no_year_is_the_nearer_of_its_two_days(text: str, base: dt.date, start: dt.date) -> None:
+    assert dates(text, base)[0].start == start

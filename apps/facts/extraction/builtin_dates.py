@@ -22,6 +22,7 @@ from apps.language.analysis import Analysis, analyse
 from apps.language.dates import (
     DateMention,
     date_words,
+    phrase_start,
     role_before,
     tells_when_it_happened,
     weekday_number,
@@ -87,8 +88,9 @@ def find_validity(text: str, learned_on: date) -> Validity:
             spans.append((mention.start_char, mention.end_char))
             seasons.append((mention.start_char, mention.end_char))
             continue
-        said = role in _role_words() and words.start > role.count("_")
-        first = doc[words.start - role.count("_") - 1].idx if said else mention.start_char
+        lead = phrase_start(doc, words.start)  # "the start of" November
+        said = role in _role_words() and lead > role.count("_")
+        first = doc[lead - role.count("_") - 1].idx if said else min(doc[lead].idx, mention.start_char)
         spans.append((first, mention.end_char))
         if role in date_words("not_a_window") or tells_when_it_happened(words):
             if _ends_an_offer(analysis, words.start, role) and mention.start is not None:
@@ -211,6 +213,8 @@ def _whole_months(mention: DateMention, words: Span) -> bool:
     April")."""
     if mention.start is None and mention.end is None:
         return False
+    if phrase_start(words.doc, words.start) != words.start:
+        return False  # "the end of June" is a day of it
     if mention.start is not None and mention.start.day != 1:
         return False
     if (

@@ -46,7 +46,8 @@ from apps.chat.answering.base import (
     unknown_reply,
 )
 from apps.facts.models import SourceKind
-from apps.facts.subjects import SimilarityProvider, similarity_provider
+from apps.facts.subjects import SimilarityProvider, compare_many, similarity_provider
+from apps.facts.subjects import analyse as subject_phrase
 from apps.language.ages import age_ranges, minimum_age, stated_age, stated_age_words
 from apps.language.analysis import Token, analyse
 from apps.language.conditions import Bound, bounds, fit
@@ -1431,7 +1432,41 @@ def _with_meaning_mates(q: _Question, facts: list[_Fact]) -> _Question | None:
             q.head = mate
         changed = True
     changed = _compound_mates(q, facts, vocabulary, nouns, provider) or changed
+    changed = _topic_mates(q, facts, vocabulary) or changed
     return q if changed else None
+
+
+def _topic_mates(q: _Question, facts: list[_Fact], vocabulary: set[str]) -> bool:
+    """A noun phrase of the question that no fact writes, read as a fact's topic when the subject
+    matcher (apps.facts.subjects: head nouns, WordNet and the calibrated embedding, the test that
+    merges two sources' names for one thing) has them as one subject ("gift cards" / "Gift vouchers",
+    "check-up" / "Dental exam"): its head becomes the topic's. ``q`` is changed in place; True when
+    a phrase was read so."""
+    topics = sorted({f.topic for f in facts})
+    changed = False
+    for chunk in analyse(q.text, base_date=q.on).noun_chunks:
+        head = stem(chunk.head)
+        if chunk.is_pronoun or head in vocabulary or not _plain_noun(chunk.head) or head in _generic_ask():
+            continue
+        matches = compare_many(chunk.lemma, topics)
+        found = [(m.similarity or 0.0, t) for m, t in zip(matches, topics, strict=True) if m.same]
+        if not found:
+            continue
+        named = subject_phrase(max(found)[1]).head
+        mate = stem(named) if named else ""
+        if not mate or mate not in vocabulary:
+            continue
+        if one_of_a_kind(chunk.head, named) or one_of_a_kind(named, chunk.head):
+            continue  # "cupcakes" / "Wedding cakes": one kind of cake says nothing of another
+
+        q.stems[head] = min(q.stems.get(head, 0.5), 0.5)
+        q.stems[mate] = 1.0
+        q.required = [mate if r == head else r for r in q.required]
+        q.object_stems = [mate if o == head else o for o in q.object_stems]
+        if q.head == head:
+            q.head = mate
+        changed = True
+    return changed
 
 
 def _compound_mates(
@@ -1825,6 +1860,7 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
         return (
             _closed_that_day(q, facts, business)
             or _trade_off_that_day(q, facts, business)
+            or _trade_on_days(q, facts, business, on)
             or _closed_on_days(q, facts)
             or _offer_reply(q, facts, business, on)
         )
@@ -2506,6 +2542,17 @@ def _trade_off_that_day(q: _Question, facts: list[_Fact], business: str) -> _Rep
     return None
 
 
+def _trade_on_days(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
+    """Whether the business does its own trade on a day ("do u walk dogs on sundays?" at a dog
+    walker: every word asked is a word of its name) is whether it is open that day: the hours answer
+    it, as they answer "are you open on Sundays?". Only a reply the hours settle."""
+    trade = set(stems_of(business)) if business else set()
+    if not (q.days or q.period) or not q.required or not set(q.required) <= trade:
+        return None
+    reply = _days_reply(q, facts, business, on)
+    return reply if reply is not None and reply.decision == "answer" and reply.prefix else None
+
+
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
     hours = [
         f for f in facts if f.hours_fact and f.state != "upcoming" and not _out_of_season(f, _asked_day(q))
@@ -2771,6 +2818,8 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
             # Not in force on the day asked about: "No lessons during half term" next month says
             # nothing of lessons today, only of a day inside it ("lessons on 17 feb?").
             continue
+        if _other_days(q, f):
+            continue  # "Sunday - no walks" rules nothing out on a Friday
         negated, excepted = _negation_scopes(f)
         named_exception = any(s in excepted for s in q.object_stems)
         rules_out = (
@@ -2862,6 +2911,15 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
 # business does not name scored 0.44 level with a sibling topic.
 _CLOSEST_SIMILARITY = 0.4
 _CLOSEST_LEAD = 0.15
+
+
+def _other_days(q: _Question, f: _Fact) -> bool:
+    """Whether a fact is about weekdays of its own, none of them the day or days the question asks
+    about ("Sunday - no walks" for "can you walk my dog this friday?")."""
+    asked = q.days or ({_asked_day(q).weekday()} if q.period else set())
+    # A bracketed note is about something else ("(house sits continue 7 days a week)").
+    named = days_in(re.sub(r"\([^)]*\)", " ", f.statement))
+    return bool(asked) and bool(named) and not asked & named
 
 
 def _paraphrasable(question: str, missing: list[str]) -> bool:

@@ -25,13 +25,14 @@ unit no dictionary lists takes pint's name for it ("hrs" -> "hour"). A word none
 from __future__ import annotations
 
 import logging
+import re
 from functools import lru_cache
 from typing import Any
 
 from apps.language.lexicon import event_verb, synonym_head, time_noun
 from apps.language.units import unit_name
 
-__all__ = ["american", "form_key", "noun_key", "word_key"]
+__all__ = ["american", "form_key", "noun_key", "without_notes", "word_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -129,3 +130,12 @@ def _norm_table() -> Any:
     except KeyError:  # a pipeline without the table: spellings are compared as written
         logger.warning("The spaCy pipeline has no lexeme_norm table; British and American spellings differ")
         return None
+
+
+#: A note in brackets ("(whey or pea)", "(Sat & Sun)").
+_NOTE = re.compile(r"\s*\([^)]*\)")
+
+
+def without_notes(text: str) -> str:
+    """A text without its notes in brackets ("Class schedule (main studio)" -> "Class schedule")."""
+    return _NOTE.sub("", text).strip()

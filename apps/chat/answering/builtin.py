@@ -72,7 +72,7 @@ from apps.language.scales import price_of, size_of, superlative
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
 from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
-from apps.language.words import american, word_key
+from apps.language.words import american, without_notes, word_key
 from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact
 
 if TYPE_CHECKING:
@@ -2918,7 +2918,7 @@ def _other_days(q: _Question, f: _Fact) -> bool:
     about ("Sunday - no walks" for "can you walk my dog this friday?")."""
     asked = q.days or ({_asked_day(q).weekday()} if q.period else set())
     # A bracketed note is about something else ("(house sits continue 7 days a week)").
-    named = days_in(re.sub(r"\([^)]*\)", " ", f.statement))
+    named = days_in(without_notes(f.statement))
     return bool(asked) and bool(named) and not asked & named
 
 

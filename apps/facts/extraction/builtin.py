@@ -32,6 +32,7 @@ from apps.language.lexicon import counts_beings, is_season, lexical_file, word_c
 from apps.language.shorthand import written_out
 from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
+from apps.language.words import without_notes
 
 from .base import Candidate, ExtractionContext, check_text, match_topic, topic_key
 from .builtin_dates import (
@@ -116,7 +117,7 @@ from .builtin_patterns import (
     statement_aspect,
     words_of,
 )
-from .parts import continued, dated_back, normalise, split_label, split_sentences, without_notes
+from .parts import continued, dated_back, normalise, split_label, split_sentences
 from .tables import RowCell, read_inline
 
 
@@ -363,9 +364,6 @@ def _without_leading_adverbs(vp: str) -> str:
 _CHUNK_ROLES = {"dobj": 0, "attr": 0, "nsubjpass": 1, "nsubj": 1, "pobj": 2}
 _BEINGS_RANK = 3
 _ASKER_RANK = 4  # the asker's own things ("my unit", "my pup")
-#: An amount of money as a source writes it ("£50", "$ 9.50"). Hand-written: a check for a currency sign
-#: before digits, not a parse (price-parser reads the amount once found).
-_MONEY = re.compile(r"[$£€]\s?\d[\d,]*(?:\.\d+)?")
 _PRICE_OF_RANK = 5  # "the price" of "the price of a haircut": what it is of is the subject
 _ASKER_POSSESSIVES = frozenset({"my", "our"})
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
@@ -1588,13 +1586,14 @@ class _Run:
     def subject_amount(self, body: str, topic: str) -> str:
         """The amount of money inside a statement's subject that names the topic ("A £50 deposit
         secures your date" under "Deposit"), as written, else ""."""
-        if not _MONEY.search(body):
-            return ""  # cheap check first: most statements name no amount
-        key = topic_key(topic)
-        for chunk in analyse(body, base_date=self.context.learned_on).noun_chunks:
-            found = _MONEY.search(chunk.text)
-            if found and chunk.dep.startswith("nsubj") and topic_key(chunk.head) in key.split():
-                return found.group(0)
+        analysis = analyse(body, base_date=self.context.learned_on)
+        key = topic_key(topic).split()
+        for chunk in analysis.noun_chunks:
+            if not chunk.dep.startswith("nsubj") or topic_key(chunk.head) not in key:
+                continue
+            for amount in analysis.amounts:
+                if chunk.start_char <= amount.start_char < chunk.end_char:
+                    return amount.text
         return ""
 
     def subject_of(self, body: str) -> str:

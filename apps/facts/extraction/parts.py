@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from apps.language.bullets import bullet_body
 from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
-from apps.language.words import form_key
+from apps.language.words import form_key, without_notes
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
@@ -616,11 +616,6 @@ def _capitals_name(line: str) -> str:
     """A heading in capitals as a name ("❤️ VALENTINE'S WEEK 2026 ❤️" -> "Valentine's week 2026")."""
     text = _EMOJI_MARK.sub("", _clean_inline(line)).replace("\ufe0f", "").strip(" -\u2013\u2014:*")
     return text[:1] + text[1:].lower()
-
-
-def without_notes(name: str) -> str:
-    """A name without its notes in brackets ("Class schedule (main studio)" -> "Class schedule")."""
-    return re.sub(r"\s*\([^)]*\)", "", name).strip()
 
 
 def _capitals_heading(line: str, after: list[str]) -> bool:

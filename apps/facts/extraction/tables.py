@@ -32,6 +32,7 @@ from apps.language.bullets import bullet_body, strip_bullet
 from apps.language.dates import weekday_number
 from apps.language.lexicon import THING_FILES, lexical_file, one_of_a_kind
 from apps.language.pipeline import parse
+from apps.language.words import without_notes
 
 __all__ = ["RowCell", "caption_of", "is_chrome", "read_inline", "read_rows"]
 
@@ -495,7 +496,7 @@ def _named_by_header(label: str, header: str) -> str:
     "Vehicle"), stays as written, and so does every label under a header that names no thing
     ("Item", "Service", "Size")."""
     noun = _thing_noun(header)
-    if noun is None or not re.search(r"[^\W\d_]", label):
+    if noun is None or not any(c.isalpha() for c in label):
         return label
     words = [t for t in parse(f"{label.lower()} {noun}") if not (t.is_punct or t.is_space)][:-1]
     if any(t.lemma_.lower() == noun for t in words):
@@ -637,5 +638,5 @@ def caption_of(line: str) -> str:
     if _is_table_line(line):
         return ""
     # "LANE PRICING" -> "Lane pricing", and so a caption in capitals with a note in brackets.
-    capitals = re.sub(r"\([^)]*\)", "", text).isupper()
+    capitals = without_notes(text).isupper()
     return text[:1] + text[1:].lower() if capitals else text

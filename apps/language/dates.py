@@ -722,15 +722,20 @@ def find_dates(
             )
             # A year written once, at the end of a list, is every item's ("November 20-22 and 27-29, 2027").
             year = None if years[index] else next((y for y in years[index + 1 :] if y is not None), None)
-            mention = _mention(
-                doc,
-                item_start,
-                item_end,
-                base,
-                _tense_prefer(doc, item_start, item_end, prefer),
-                month=month,
-                list_year=year,
-            )
+            try:
+                mention = _mention(
+                    doc,
+                    item_start,
+                    item_end,
+                    base,
+                    _tense_prefer(doc, item_start, item_end, prefer),
+                    month=month,
+                    list_year=year,
+                )
+            except (ValueError, OverflowError):
+                # A day outside the calendar ("last year" read from a base of year 1, "year 9999"
+                # plus one): no date at all, never an error in the visitor's turn.
+                mention = None
             if mention is not None:
                 mentions.append(mention)
     holidays = _holidays(doc, base, region, mentions)

@@ -89,11 +89,13 @@ def measures_time(word: str) -> bool:
 
 
 #: A word and the unit word after it ("one-hour", "two hours", "half-hour"): a number written out.
-_WORD_UNIT = re.compile(r"(?<![\w-])([A-Za-z]+)(\s*-\s*|\s+)([A-Za-z]{2,})\b")
+_WORD_UNIT = re.compile(r"(?<![\w-])([A-Za-z]+)(\s*-\s*|\s+)(?=([A-Za-z]{2,})\b)")
 #: Fractions text2num does not read as numbers; hand-written, as no library reads "half-hour". Only
 #: of units shorter than a day: a "half-day" session is a kind of session, not twelve hours.
 _FRACTIONS = {"half": 0.5, "quarter": 0.25}
 _MINUTE, _DAY, _WEEK = 60, 86_400, 604_800
+#: Words of how often, before "a"/"an" and a unit ("twice an hour"): a rate, not a length of time.
+_HOW_OFTEN = frozenset({"once", "twice", "thrice", "times", "per"})
 
 
 def _written_number(word: str, unit: str) -> float | None:
@@ -118,10 +120,23 @@ def canonical_measures(text: str) -> str:
 
     def digits(m: re.Match[str]) -> str:
         unit = unit_name(m.group(3))
-        value = _written_number(m.group(1), unit) if unit and measures_time(unit) else None
-        return m.group(0) if value is None else f"{value:g} {unit}"
+        if not unit or not measures_time(unit):
+            return m.group(0)
+        if m.group(1).lower() in ("a", "an"):
+            # "an hour" is one hour, unless it is a rate's ("£10 an hour", "3 times an hour"): only
+            # where no number or amount comes just before, and only of units shorter than a day
+            # ("twice a day", "7 days a week" count how often).
+            before = written[: m.start()].rstrip().split()
+            rate = bool(before) and (
+                any(ch.isdigit() for ch in before[-1]) or before[-1].lower() in _HOW_OFTEN
+            )
+            value = 1.0 if not rate and convert(1, unit, "second") < _DAY else None
+        else:
+            value = _written_number(m.group(1), unit)
+        return m.group(0) if value is None else f"{value:g} "  # the unit, as written, follows
 
-    text = canonical_units(_WORD_UNIT.sub(digits, alpha2digit(text, "en")))
+    written = alpha2digit(text, "en")
+    text = canonical_units(_WORD_UNIT.sub(digits, written))
 
     def scaled(m: re.Match[str]) -> str:
         unit = m.group(3)

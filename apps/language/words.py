@@ -136,6 +136,11 @@ def _norm_table() -> Any:
 _NOTE = re.compile(r"\s*\([^)]*\)")
 
 
+def note_spans(text: str) -> list[tuple[int, int]]:
+    """Where a text's notes in brackets are, as (start, end) offsets."""
+    return [(m.start(), m.end()) for m in _NOTE.finditer(text)]
+
+
 def without_notes(text: str) -> str:
     """A text without its notes in brackets ("Class schedule (main studio)" -> "Class schedule")."""
     return _NOTE.sub("", text).strip()

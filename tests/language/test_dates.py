@@ -336,3 +336,19 @@ def test_the_part_of_a_month_is_a_day_of_it(text: str, kind: str, start, end) ->
 )
 def test_a_start_with_no_year_is_the_nearer_of_its_two_days(text: str, base: dt.date, start: dt.date) -> None:
     assert dates(text, base)[0].start == start
+
+
+@pytest.mark.parametrize("base", [dt.date.min, dt.date.max])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did you run the same deal last year?",
+        "Are prices going up next year?",
+        "Is it cheaper than last month?",
+    ],
+)
+def test_a_relative_date_off_the_calendar_is_no_date_not_an_error(text: str, base: dt.date) -> None:
+    # The answerer reads some questions against the first day of the calendar; a visitor's "last
+    # year" from there is year 0, which must not end the turn with an error.
+    found = analyse(text, base_date=base).dates
+    assert all(m.start is None or dt.date.min <= m.start <= dt.date.max for m in found)

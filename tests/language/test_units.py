@@ -38,6 +38,17 @@ def test_lengths_of_time_meet_as_one_number_of_one_unit() -> None:
     assert canonical_measures("2 weeks notice") == "14 day notice"
 
 
+def test_a_unit_after_a_or_an_is_one_of_it_unless_it_is_a_rate() -> None:
+    # "how much is an hour?" asks for the 60-minute row; "£12 an hour" is a rate, "twice a day" and
+    # "7 days a week" say how often.
+    assert canonical_measures("how much is an hour for two kids?") == "how much is 60 minute for two kids?"
+    assert canonical_measures("is a half hour enough?") == "is a 30 minute enough?"
+    assert canonical_measures("is one hour enough") == "is 60 minute enough"
+    for rate in ("£12 an hour", "twice an hour", "a day pass", "what does a week cost?"):
+        assert canonical_measures(rate) == rate
+    assert canonical_measures("open 7 days a week") == "open 7 day a week"
+
+
 def test_measures_that_are_no_fixed_length_or_no_number_are_left_alone() -> None:
     assert canonical_measures("3 months membership") == "3 month membership"  # no fixed length
     assert canonical_measures("Half-day hire") == "Half-day hire"  # a kind of hire, not 12 hours

@@ -111,6 +111,15 @@ def _value_key(value: str | None) -> str:
     return " ".join((value or "").lower().replace(",", "").split()).rstrip(".")
 
 
+def _same_clock(known: str, new: str) -> bool:
+    """Whether new opening hours written without am/pm are the known ones ("5-11" of a leaflet beside
+    the page's "5 PM-11 PM"): the same numbers say nothing new, and the known value says more."""
+    bare = _value_key(new)
+    if "am" in bare.split() or "pm" in bare.split() or not any(ch.isdigit() for ch in bare):
+        return False
+    return _value_key(known).replace(" am", "").replace(" pm", "") == bare
+
+
 def _topic_name(name: str) -> str:
     return " ".join(name.split())[:120] or "General"
 
@@ -195,6 +204,8 @@ def _same_value(fact: Fact, cand: Candidate) -> bool:
     if fact.valid_from != cand.valid_from or fact.valid_to != cand.valid_to:
         return False
     if fact.value and cand.value:
+        if cand.aspect.startswith("hours") and _same_clock(fact.value, cand.value):
+            return True
         return _value_key(fact.value) == _value_key(cand.value)
     return normalise(fact.statement).lower().rstrip(".") == normalise(cand.statement).lower().rstrip(".")
 

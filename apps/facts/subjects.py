@@ -156,13 +156,24 @@ def _units(text: str) -> list[tuple[list[str], str, bool, bool]]:
     return out
 
 
+def _letter_names(text: str) -> frozenset[str]:
+    """Capital letters written alone after a name's first word: names by letter ("Zone A", "Plan B"),
+    which tell variants apart as numbers do. The first word is left alone ("A haircut")."""
+    return frozenset(w.lower() for w in text.split()[1:] if len(w) == 1 and w.isupper() and w != "I")
+
+
 def analyse(text: str) -> Phrase:
     """The head noun and qualifiers of a subject name."""
     cached = _phrases.get(text)
     if cached is not None:
         return cached
     # Measures by their canonical forms: "60 min", "one-hour" and "1 hr" are one number and unit.
-    words = [u for u in _units(canonical_measures(text)) if u[1] not in _FUNCTION_POS]
+    letters = _letter_names(text)
+    words = [
+        u
+        for u in _units(canonical_measures(text))
+        if u[1] not in _FUNCTION_POS and not (len(u[0]) == 1 and u[0][0] in letters)
+    ]
     if not words:
         phrase = Phrase(text=text, head="", qualifiers=frozenset(), numbers=frozenset())
     else:
@@ -186,7 +197,7 @@ def analyse(text: str) -> Phrase:
             text=text,
             head=head,
             qualifiers=frozenset(pieces - DEFAULT_QUALIFIERS),
-            numbers=frozenset("-".join(u[0]) for u in words if u[3]),
+            numbers=frozenset("-".join(u[0]) for u in words if u[3]) | letters,
             proper=frozenset(p for i, u in enumerate(words) if i != at and u[1] == "PROPN" for p in u[0]),
             nouns=frozenset(
                 p

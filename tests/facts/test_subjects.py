@@ -217,6 +217,9 @@ def test_head_nouns_decide_variants_and_inflections():
     assert compare("One-hour lesson", "60-minute lesson").same
     assert compare("Half-hour lesson", "30 min lesson").same
     assert not compare("Half-hour lesson", "One-hour lesson").same
+    # A letter names a variant as a number does ("Zone A" / "Zone B"); "A" opening a name is the article.
+    assert not compare("Zone A", "Zone B").same and not compare("Plan A", "Plan B").same
+    assert compare("Zone B", "zone B").same and analyse("A haircut").head == "haircut"
 
 
 def test_without_a_provider_only_head_nouns_match(no_provider):
@@ -487,3 +490,15 @@ def test_things_of_one_kind_stay_apart_whatever_qualifies_them():
     assert not compare("iced tea", "coffee").same
     assert compare("opening hours", "opening times").same
     assert compare("delivery area", "delivery zone").same
+
+
+def test_hours_written_again_without_am_pm_change_nothing(business):
+    # A leaflet's "Fri-Sat 5-11" says what the page's "5pm - 11pm" said, less plainly: the page's
+    # fact stays, confirmed; new hours for the same days still replace it.
+    website("Fri & Sat: 5pm - 11pm", 0)
+    document("Fri-Sat 5-11 · Sun 4-10", 10)
+    saturday = [f for f in Fact.objects.filter(status=FactStatus.LIVE) if f.aspect == "hours friday-saturday"]
+    assert [f.statement for f in saturday] == ["Sunny Bakery is open Fri & Sat, 5pm - 11pm."]
+    document("Fri-Sat 5-10", 20, ref="leaflet-2.txt")
+    saturday = [f for f in Fact.objects.filter(status=FactStatus.LIVE) if f.aspect == "hours friday-saturday"]
+    assert [f.value for f in saturday] == ["5-10"]

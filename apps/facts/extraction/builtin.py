@@ -859,7 +859,12 @@ class _Run:
         if m and m.group("np").strip():
             np = m.group("np")
             cleaned = clean_np(np)
-            if cleaned and not self.is_self(np) and not re.search(r"(?i)\b(?:hours|times)\b", cleaned):
+            if (
+                cleaned
+                and not self.is_self(np)
+                and not re.search(r"(?i)\b(?:hours|times)\b", cleaned)
+                and not self.a_clause(np)
+            ):
                 return self.topic(np)
         if hint is not None and hint.topic and hint.aspect.startswith("hours"):
             return hint.topic
@@ -870,6 +875,13 @@ class _Run:
         if m and alias_topic(m.group(1)):
             return self.topic(m.group(1))
         return self.topic("Opening hours", alias=False)
+
+    def a_clause(self, words: str) -> bool:
+        """Whether words before a verb are a clause of their own, not a name: a subject and its verb
+        ("we've changed Saturdays from June - open 9 till 4") or a pronoun ("We're open ...")."""
+        analysis = analyse(words, base_date=self.context.learned_on)
+        lead = next((t for t in analysis.tokens if not t.is_punct), None)
+        return analysis.has_finite_verb or (lead is not None and lead.pos == "PRON")
 
     def hours_clause(self, body: str) -> str:
         """Of two clauses joined by a colon or semicolon, the one that gives the hours, when the first

@@ -258,9 +258,12 @@ _DOT_TIME = rf"(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])\.[0-5]\d{_MER}"
 _TIME = rf"(?:{_WORD_TIME}|{_DOT_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}?)"
 _TIME_STRONG = rf"(?:{_WORD_TIME}|{_DOT_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d))"
 _TO = r"\s*(?:-|(?i:to|till|until|and))\s*"
+# A range's end may write its minutes after a dot without am/pm ("5-10.30"): after a start time and
+# a "to", no amount is meant.
+_RANGE_END = r"(?:(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])\.[0-5]\d(?![\d.])(?!\s?(?i:[ap]\.?\s?m\b)))"
 _HOURS_TOKEN = re.compile(
     rf"(?P<days>{_DAY_LIST})"
-    rf"|(?P<range>(?:(?i:from|between)\s+)?{_TIME}{_TO}{_TIME})"
+    rf"|(?P<range>(?:(?i:from|between)\s+)?{_TIME}{_TO}(?:{_RANGE_END}|{_TIME}))"
     rf"|(?P<until>(?i:until|till|til|'til|to|by|closes? at|close at|closing at)\s+{_TIME_STRONG})"
     rf"|(?P<from>(?i:from|opens? at|opening at|starting at|after)\s+{_TIME_STRONG})"
     rf"|(?P<list>(?:(?i:at)\s+)?{_TIME_STRONG}(?:\s*(?:,\s*(?i:and)?|&|(?i:and))\s*{_TIME_STRONG})*)"

@@ -635,6 +635,8 @@ def polarity(text: str) -> tuple[str | None, str]:
         else:
             pol = pol or "yes"
         rest = rest[m.end() :]
+    if pol is None and (denied := _denying_lead(rest)) is not None:
+        pol, rest = "no", denied
     low = rest.lower()
     negative = re.match(
         r"(?:we|i|they|it)\s+(?:don't|do not|can't|cannot|won't|will not|aren't|are not|isn't|is not|"
@@ -651,6 +653,20 @@ def polarity(text: str) -> tuple[str | None, str]:
     ):
         rest = ""
     return pol, rest.strip()
+
+
+def _denying_lead(text: str) -> str | None:
+    """The rest of an answer that opens with a short denial set off by a dash or a comma, a phrase of
+    a negation and adverbs only ("not anymore - from April it's Mondays", "no longer, ..."), else
+    None. Read on the parse: a negation with nothing it negates is the answer's "no"; one that
+    negates a thing or a place ("Not a problem", "Not on Sundays") is not."""
+    lead, mark, rest = text.partition(" - ") if " - " in text[:30] else text.partition(", ")
+    if not mark or not rest or len(lead.split()) > 3:
+        return None
+    tokens = [t for t in parse(lead) if not t.is_punct]
+    if not tokens or any(t.pos_ not in ("PART", "ADV", "DET", "INTJ") for t in tokens):
+        return None
+    return rest if any(t.dep_ == "neg" or t.lower_ in ("no", "never") for t in tokens) else None
 
 
 _NO_WORDS = {"no", "nope", "not at the moment", "not currently", "not yet", "afraid not", "not really"}

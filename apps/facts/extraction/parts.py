@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from apps.language.bullets import bullet_body
 from apps.language.wordlists import categories
 from apps.language.wordlists import words as word_table
-from apps.language.words import form_key, without_notes
+from apps.language.words import form_key, note_spans, without_notes
 
 from .tables import RowCell, caption_of, is_chrome, read_inline, read_rows
 
@@ -267,6 +267,26 @@ def _opens_with_a_weekday(sentence: str) -> bool:
 _THAT_DAY = re.compile(r"(?i)\b(?:on\s+)?that\s+(?:day|date|weekend)\b")
 
 
+def without_dateline(text: str, on: date) -> str:
+    """A paragraph without the date it was posted on, where it opens with one before a dash or a
+    colon and goes on to date what it says ("18 Aug 2026 - BANK HOLIDAY: We are closed on Monday 31
+    August."): the news item's own date is when it was written, not when the closure holds, and
+    read as a window it dated the item's every sentence. Hand-written: a dateline is a layout
+    convention, which no date library reads."""
+    if not text[:1].isdigit() and not text[:1].isupper():
+        return text
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    dates = [m for m in analyse(text, base_date=on).dates if m.start is not None and not m.recurring]
+    if len(dates) < 2 or dates[0].start_char != 0:
+        return text
+    rest = text[dates[0].end_char :]
+    stripped = rest.lstrip()
+    if not stripped[:1] or stripped[:1] not in "-\u2013\u2014:|":
+        return text
+    return stripped[1:].lstrip()
+
+
 def dated_back(sentence: str, before: str) -> str:
     """A sentence that points back at the date of the one before it ("No wash & fold service that
     day.") with that date written out, so that the sentence is dated on its own."""
@@ -381,12 +401,16 @@ def _window_dates(sentence: str, *, whole_range: bool) -> list[Any]:
         return []
     from apps.language.analysis import analyse  # lazy, as in dated_back
 
-    analysis = analyse(sentence.strip(), base_date=date.today())
+    sentence = sentence.strip()
+    analysis = analyse(sentence, base_date=date.today())
     dates = [m for m in analysis.dates if not m.recurring and (m.start or m.end)]
     if whole_range:
         dates = [m for m in dates if m.start and m.end and m.start != m.end]
     spans = [(m.start_char, m.end_char) for m in dates]
-    outside = [t for t in analysis.tokens if not any(a <= t.start_char < b for a, b in spans)]
+    # A note in brackets beside the dates is an aside ("... to Sunday 31 May (inc. bank holiday
+    # Monday)"): its words are not what the sentence says.
+    aside = [(a, b) for a, b in note_spans(sentence) if not any(a <= s < b for s, _ in spans)]
+    outside = [t for t in analysis.tokens if not any(a <= t.start_char < b for a, b in spans + aside)]
     content = [t for t in outside if not (t.is_stop or t.is_punct or t.like_num)]
     alone = bool(spans) and len(content) <= 3 and not any(t.dep in ("nsubj", "nsubjpass") for t in outside)
     return dates if alone else []
@@ -397,6 +421,18 @@ def _section_dates(sentence: str) -> str:
     "Mon 18 - Fri 22 January, 9.30am-2.30pm daily"), or "": a range, not one day."""
     dates = _window_dates(sentence, whole_range=True)
     return ", ".join(m.text for m in dates)
+
+
+def _label_window(sentences: list[str]) -> str:
+    """The dates of a paragraph's first line when it is a label with dates and no verb, and more
+    follows it: "" otherwise."""
+    if len(sentences) < 2:
+        return ""
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    if analyse(sentences[0], base_date=date.today()).has_finite_verb:
+        return ""
+    return _heading_window(sentences[0])
 
 
 def _heading_window(name: str) -> str:
@@ -477,19 +513,24 @@ def split_parts(text: str) -> list[Part]:
         nonlocal block, window, fresh_section
         if para:
             label_before, before = "", ""
-            sentences = windows_back(split_sentences(_join_lines(para)))
+            sentences = windows_back(split_sentences(without_dateline(_join_lines(para), date.today())))
             if fresh_section and sentences:
                 window = _section_dates(sentences[0]) or window
+            # A paragraph that opens with a name and its dates alone ("TAX SEASON HOURS - Monday,
+            # February 2 through Wednesday, April 15" over "Saturdays 9am - 2pm"): its lines hold
+            # then, as a section's under a dated heading do; the next paragraph is not in it.
+            here = "" if fresh_section else _label_window(sentences)
             fresh_section = False
-            for sentence in sentences:
+            for index, sentence in enumerate(sentences):
+                dates = here if here and index > 0 else window
                 unit = dated_back(continued(sentence, label_before), before)
                 label_before, before = split_label(sentence)[0], sentence
                 cells = read_inline(unit)  # "Meeting rooms $28/hour for members, $45 for others."
                 for cell in cells:
-                    cell = _cell_in_window(cell, window)
+                    cell = _cell_in_window(cell, dates)
                     _emit(parts, breadcrumb(), cell.text(), block, row=cell)
                 if not cells:
-                    _emit(parts, breadcrumb(), _in_window(unit, window), block)
+                    _emit(parts, breadcrumb(), _in_window(unit, dates), block)
             block += 1
             para.clear()
 

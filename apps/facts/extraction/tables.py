@@ -74,8 +74,9 @@ def _words() -> dict[str, frozenset[str]]:
 
 
 def _is_price_word(text: str) -> bool:
-    """A header or caption that only says "prices" ("Price", "Our rates", "WASH MENU")."""
-    words = re.findall(r"[a-z]+", text.lower())
+    """A header or caption that only says "prices" ("Price", "Our rates", "WASH MENU"), its
+    bracketed note aside ("Price (ex VAT)")."""
+    words = re.findall(r"[a-z]+", (without_notes(text) or text).lower())
     return not words or all(w in _words()["price_word"] | _words()["filler"] for w in words)
 
 
@@ -84,7 +85,7 @@ def _strip_price_words(text: str) -> str:
     bare = re.sub(r"\([^)]*\)", " ", text)
     noise = _words()["price_word"] | _words()["filler"]
     kept = [w for w in bare.split() if w.lower().strip(":,") not in noise]
-    return " ".join(kept).strip(" :,-")
+    return " ".join(kept).strip(" :,-&+/")  # "PRICES & SESSIONS" -> "SESSIONS"
 
 
 def _has_price_word(text: str) -> bool:
@@ -495,6 +496,10 @@ def _named_by_header(label: str, header: str) -> str:
     names it. A label that writes the header's noun, or names a kind of it in WordNet ("Car" under
     "Vehicle"), stays as written, and so does every label under a header that names no thing
     ("Item", "Service", "Size")."""
+    if _identifier(label) and (named := _header_noun(header)) is not None:
+        # A letter or a code names nothing by itself: English writes it after its noun ("Zone A",
+        # "Unit B2"), so the row is the header's thing with that name.
+        return f"{named} {label.strip()}"
     noun = _thing_noun(header)
     if noun is None or not any(c.isalpha() for c in label):
         return label
@@ -507,6 +512,22 @@ def _named_by_header(label: str, header: str) -> str:
     return f"{label} {noun}"  # "Small bucket", "Margherita pizza", "Berry Blast smoothie"
 
 
+def _identifier(label: str) -> bool:
+    """A label that is a name by letter or code, not a word: "A", "C", "B2", "3A"."""
+    label = label.strip()
+    return label.isalnum() and (
+        len(label) == 1 or (len(label) <= 3 and not label.isalpha() and not label.isdigit())
+    )
+
+
+def _header_noun(header: str) -> str | None:
+    """A first-column header that is one noun, as written ("Zone", "Unit"), else None."""
+    tokens = [t for t in parse(f"the {header.strip()}") if not (t.is_punct or t.is_space)][1:]
+    if len(tokens) != 1 or tokens[0].pos_ not in ("NOUN", "PROPN") or _is_price_word(header):
+        return None
+    return header.strip()
+
+
 def _thing_noun(header: str) -> str | None:
     """The lemma of a header that is one noun of a thing or a being in WordNet ("Buckets" ->
     "bucket", "Dog" -> "dog"), else None."""
@@ -517,9 +538,14 @@ def _thing_noun(header: str) -> str | None:
     return lemma if lexical_file(lemma) in THING_FILES else None
 
 
+def _bare_number(text: str) -> bool:
+    """A number or a range of numbers alone ("3", "5-8", "10+")."""
+    return re.fullmatch(r"\d[\d\s\-\u2013+]*", text) is not None
+
+
 def _count_label(label: str, header: str) -> str:
     """A bare number names a count of the header's plural noun: "2" under "Players" is "2 players"."""
-    if re.fullmatch(r"\d[\d\s\-\u2013+]*", label) and re.fullmatch(r"[A-Za-z]+s", header.strip()):
+    if _bare_number(label) and re.fullmatch(r"[A-Za-z]+s", header.strip()):
         return f"{label} {header.strip().lower()}"
     return label
 

@@ -415,3 +415,15 @@ def test_two_words_asked_together_meet_the_facts_words_in_the_other_countrys_spe
         question="color copy price per page", history=[], context=context, business_name="InkJet Print", on=on
     )
     assert answer.decision == "answer" and answer.text.startswith("Colour copies are 55 cents"), answer.text
+
+
+def test_one_statement_stored_twice_is_said_once() -> None:
+    # An owner's answer is stored for its subject and for the business, in the same words: the reply
+    # that gives both facts says it once.
+    from apps.chat.answering.builtin import _compose, _Reply
+
+    said = "We deliver free within 5 miles."
+    text = _compose(
+        _Reply("answer", [said, f" {said}", "Beyond that it is £5."], [1, 2, 3], prefix="Yes — "), set()
+    )
+    assert text.count("within 5 miles") == 1 and text.endswith("Beyond that it is £5."), text

@@ -71,7 +71,14 @@ from apps.language.lexicon import (
 from apps.language.scales import price_of, size_of, superlative
 from apps.language.shorthand import written_out
 from apps.language.spelling import Speller
-from apps.language.units import canonical_measures, canonical_units, measures_time, unit_name
+from apps.language.units import (
+    canonical_measures,
+    canonical_units,
+    convert,
+    measures_time,
+    same_dimension,
+    unit_name,
+)
 from apps.language.words import american, without_notes, word_key
 from apps.retrieval.kinds import TIME_LIMITED_KIND, kind_of_fact
 
@@ -234,7 +241,7 @@ _NARROW = {"pet", "child", "wifi", "smoke", "park", "cancel", "repair", "rent", 
 # Kinds where any fact of the kind is about the question ("a cancellation fee" / "is charged"). Payment,
 # insurance, food and the like are deliberately absent: a fact of that kind is a list, and a list that
 # does not name the thing asked about says nothing about it.
-_BROAD = {"price", "hours", "distance", "leadtime", "turnaround", "location", "phone", "email"}
+_BROAD = {"price", "hours", "distance", "leadtime", "turnaround", "location", "phone", "email", "booking"}
 
 _PRICE_RE = re.compile(r"[$£€]\s?\d|\d\s?(?:dollars|euros|pounds)\b|\d+\s?%")
 _TIME_RE = re.compile(r"(?i)\b\d{1,2}(?::\d{2})?\s*[ap]\.?\s?m\b|\bnoon\b|\bmidnight\b")
@@ -1858,13 +1865,52 @@ def _decide(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply
     if q.kind in ("offer", "accept") and q.focus != "discount":
         # "Are there any specials on?" asks which offers there are, like "what offers are on?".
         return (
-            _closed_that_day(q, facts, business)
+            _reach_reply(q, facts)
+            or _closed_that_day(q, facts, business)
             or _trade_off_that_day(q, facts, business)
             or _trade_on_days(q, facts, business, on)
             or _closed_on_days(q, facts)
             or _offer_reply(q, facts, business, on)
         )
     return _wh_reply(q, facts, business)
+
+
+def _lengths(text: str, on: date) -> list[tuple[str, float]]:
+    """Each distance a text gives, in metres, with the word before it ("within", "about"): "5 miles",
+    "8km", "2.5 mi" (spaCy splits "8km"; pint converts)."""
+    doc = analyse(text, base_date=on).doc
+    out = []
+    for number, unit in itertools.pairwise(doc):
+        name = unit_name(unit.text) if number.like_num else None
+        if name is None or not same_dimension(name, "meter"):
+            continue
+        try:
+            metres = convert(float(number.text.replace(",", "")), name, "meter")
+        except ValueError:
+            continue  # "five" reads as a number to spaCy, not to float
+        out.append((doc[number.i - 1].lower_ if number.i else "", metres))
+    return out
+
+
+def _reach_reply(q: _Question, facts: list[_Fact]) -> _Reply | None:
+    """A place the question says is a distance away, against a fact that says how far the business
+    goes ("do you deliver to Brackley? it's about 5 miles" / "We deliver within 3 miles"): no when it
+    is further, yes when it is within. Only a fact that does what the question asks (its verb)."""
+    asked = [metres for _before, metres in _lengths(q.text, q.on)]
+    if len(asked) != 1 or q.verb_stem is None:
+        return None
+    for f in _ordered(facts):
+        if q.verb_stem not in f.stems:
+            continue
+        reach = [metres for before, metres in _lengths(f.statement, q.on) if before in ("within", "to")]
+        if len(reach) != 1:
+            continue
+        if asked[0] <= reach[0]:
+            return _Reply("answer", [_sentence(f)], [f.id], prefix="Yes — ")
+        if _PRICE_RE.search(f.statement) is None:
+            # A fact with a price may be a band ("free within 5 miles, £5 beyond"): no "no" from it.
+            return _Reply("answer", [_sentence(f)], [f.id], prefix="No — ")
+    return None
 
 
 def _age_reply(q: _Question, facts: list[_Fact]) -> _Reply | None:
@@ -2566,6 +2612,10 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
     if excepted is not None:
         return _Reply("answer", [_sentence(excepted)], [excepted.id], prefix=no)
     opening = _opening_on(q, hours)
+    if opening is not None and not _states_clock_range(opening.statement) and _day_lines_in_force(q, hours):
+        # A dated heading line ("TAX SEASON HOURS - February 2 through April 15") whose times are
+        # on lines of their own: the line for the day asked about says more, and comes next.
+        opening = None
     if opening is not None:
         return _Reply("answer", [_sentence(opening)], [opening.id], prefix=yes)
     if q.now or q.dated:
@@ -2619,6 +2669,16 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
             flags=("partial",),
         )
     return None
+
+
+def _day_lines_in_force(q: _Question, hours: list[_Fact]) -> bool:
+    """Whether a temporary fact in force on the date asked about gives the asked weekday's hours."""
+    return any(
+        f.state == "temporary"
+        and q.days & (f.open_days | f.closed_days) & f.weekly_days
+        and not _misses_period(q, f)
+        for f in hours
+    )
 
 
 def _open_union(facts: list[_Fact]) -> set[int]:
@@ -3111,7 +3171,9 @@ def _lower_first(text: str, *, force: bool = False, lowercase: set[str] | None =
 
 
 def _compose(reply: _Reply, lowercase: set[str]) -> str:
-    sentences = list(reply.sentences)
+    # Two facts may say one thing in the same words (an owner's answer stored for its subject and for
+    # the business): said once.
+    sentences = list(dict.fromkeys(s.strip() for s in reply.sentences))
     if reply.prefix and sentences:
         sentences[0] = reply.prefix + _lower_first(sentences[0], lowercase=lowercase)
     parts = sentences + ([reply.closing] if reply.closing else [])

@@ -30,7 +30,10 @@ _MINIMUM = (
     re.compile(
         rf"(?i)\b(?:ages?|aged|must be|be)\s+{_AGE}\s*(?:years?\s*(?:old\s*)?)?(?:and|or)\s*(?:over|older|up|above)\b"
     ),
-    re.compile(rf"(?i)\b(?:minimum age(?: of| is)?|at least)\s+{_AGE}\b(?:\s*years?)?"),
+    # "at least" is an age only after "be" or "aged", or with "old": "licence held for at least 2
+    # years" is a duration.
+    re.compile(rf"(?i)\b(?:minimum age(?: of| is)?|(?:be|aged?)\s+at least)\s+{_AGE}\b(?:\s*years?)?"),
+    re.compile(rf"(?i)\bat least\s+{_AGE}\s*(?:years?|yrs?)[\s-]*old\b"),
 )
 #: Frames of the ages a row is for: a range with its unit, or one end of one ("over 60s", "under 16s").
 _DASH = r"(?:-|\u2013|\u2014|to)"  # a hyphen, an en or em dash, or "to"

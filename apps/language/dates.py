@@ -198,8 +198,10 @@ def _classify(token: Token) -> int | None:
         if low in _words("ambiguous_month") and not _ambiguous_month_is_month(token):
             return None
         return _MONTH
-    if low in _numbers("weekdays") and (low in _tables()["full_weekdays"] or abbreviated):
-        return _DAY
+    if low in _numbers("weekdays") and (
+        low in _tables()["full_weekdays"] or abbreviated or not word_classes(low)
+    ):
+        return _DAY  # "tues", "thurs" typed in lower case are no other word ("sat", "sun", "wed" are)
     if low.endswith("s") and low[:-1] in _tables()["full_weekdays"]:
         return _DAY  # plural: recurring
     if low in _numbers("groups"):

@@ -37,6 +37,10 @@ def test_the_age_a_question_gives(question: str, age: int | None) -> None:
         ("Players 14+ unless with a paying adult.", MinimumAge(14, True)),
         ("Groups of 2-8 players, $25+ per head.", None),
         ("Open 24/7.", None),
+        # "at least" is an age after "be" or with "old"; a licence held for 2 years is a duration.
+        ("You must be at least 18 to hire.", MinimumAge(18, False)),
+        ("Riders at least 12 years old may ride alone.", MinimumAge(12, False)),
+        ("Full UK or EU driving licence held for at least 2 years.", None),
     ],
 )
 def test_the_minimum_age_a_statement_sets(statement: str, rule: MinimumAge | None) -> None:

@@ -352,3 +352,10 @@ def test_a_relative_date_off_the_calendar_is_no_date_not_an_error(text: str, bas
     # year" from there is year 0, which must not end the turn with an error.
     found = analyse(text, base_date=base).dates
     assert all(m.start is None or dt.date.min <= m.start <= dt.date.max for m in found)
+
+
+def test_a_weekday_abbreviation_in_lower_case_is_a_day_unless_it_is_a_word() -> None:
+    """ "tues" and "thurs" are no other word, typed in lower case as often as not; "sat", "sun" and
+    "wed" are words ("we sat down") and stay so."""
+    assert [m.weekdays for m in dates("r u open tues?")] == [(1,)]
+    assert dates("we sat down in the sun") == ()

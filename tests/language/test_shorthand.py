@@ -16,7 +16,8 @@ from apps.language.shorthand import written_out
         ("r u open 2day?", "are you open today?"),
         ("wat time do u close tmrw", "what time do you close tomorrow"),
         ("can i bring ur dog n my cat", "can i bring your dog and my cat"),
-        ("we r closed b4 xmas", "we are closed before xmas"),
+        ("we r closed b4 xmas", "we are closed before christmas"),
+        ("how much is a bday cake", "how much is a birthday cake"),
     ],
 )
 def test_shorthand_is_written_out(typed: str, meant: str) -> None:
@@ -32,3 +33,11 @@ def test_the_question_reads_as_meant() -> None:
     """ "r u open today?" is a question about today once written out."""
     base = dt.date(2027, 12, 30)
     assert analyse(written_out("r u open 2day?"), base_date=base).day == base
+
+
+def test_xmas_is_christmas_and_its_days_are_dates() -> None:
+    """ "xmas eve" is Christmas Eve once written out (it had named no day, and the usual hours were
+    given for it)."""
+    base = dt.date(2026, 12, 16)
+    asked = written_out("what time do you shut on xmas eve")
+    assert analyse(asked, base_date=base).day == dt.date(2026, 12, 24)

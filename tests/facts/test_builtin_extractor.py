@@ -709,3 +709,13 @@ def test_an_owner_answer_since_the_start_of_a_month_holds_from_then_on() -> None
     context = ctx(business_name="Wagtail Lane", learned_on=date(2026, 11, 3))
     [found] = BuiltinExtractor().extract("solo walks are €25 now since start of november", context)
     assert found.valid_to is None and found.valid_from in (None, date(2026, 11, 1)), found
+
+
+def test_a_label_in_capitals_reads_as_a_word_of_the_statement() -> None:
+    """ "CLOSED: 23 December to 3 January" is the business closed: "is closed", not "is cLOSED" (the
+    first letter lowered, the rest left in capitals)."""
+    context = ctx(business_name="Wrenfield Lido", learned_on=date(2027, 11, 20))
+    [found] = BuiltinExtractor().extract(
+        "CLOSED: Thursday 23 December 2027 to Monday 3 January 2028.", context
+    )
+    assert "Wrenfield Lido is closed: Thursday 23 December" in found.statement, found

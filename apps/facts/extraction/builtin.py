@@ -756,7 +756,12 @@ class _Run:
             if not specs:
                 return []
         season = self.season_label(masked) if validity.seasons else ""
-        topic = self.topic("Opening hours", alias=False) if season else self.hours_topic(masked, hint)
+        # The months a line's hours hold in name no thing whose hours they are ("Apr-Oct: daily 9-5").
+        topic = (
+            self.topic("Opening hours", alias=False)
+            if season
+            else self.hours_topic(mask(masked, validity.months), hint)
+        )
         if topic == self.topic("Opening hours", alias=False) and _one_time_of_something(masked, specs, hint):
             return []
         framed = re.match(r"(?i)\W*(?:(?:from|between|in|during|over|on|at|for)\s+(?:the\s+)?)?", masked)
@@ -821,7 +826,7 @@ class _Run:
         self, topic: str, days: str, times: str, value: str | None, text: str, validity: Validity
     ) -> str:
         when = ""
-        said = validity.spans if validity.temporary else validity.seasons
+        said = validity.spans if validity.temporary else validity.seasons + validity.months
         if said:
             when = " (" + "; ".join(text[a:b].strip(" ,.") for a, b in said) + ")"
         single = (
@@ -839,10 +844,13 @@ class _Run:
 
     def hours_topic(self, masked: str, hint: _Q | None) -> str:
         label, body, _ = split_label(masked)
-        if label and analyse(label, base_date=self.context.learned_on).has_finite_verb:
+        label_words = analyse(label, base_date=self.context.learned_on) if label else None
+        if label_words is not None and label_words.has_finite_verb:
             label, body = "", masked  # a clause, not a label ("Our staff are away: we are closed ...")
+        elif label_words is not None and all(t.is_stop or t.is_punct for t in label_words.tokens):
+            label = ""  # what is left of a label of dates ("July and August:") names nothing
         if label and not parse_days(label):
-            if not re.search(r"(?i)hours|times|schedule|open", label):
+            if not re.search(r"(?i)hours|times|schedule|open|clos", label):  # "CLOSED: 24 Dec - 4 Jan"
                 return self.topic(label)
             named = self.named_before_times(label)  # "Pool hours: 7am-9pm"
             if named:

@@ -47,6 +47,10 @@ class Validity:
     # The dates of a season that recurs every year ("Summer (1 April - 30 September)"): masked with
     # the rest, bounding nothing, said in the statement so the answerer can read them per year.
     seasons: tuple[tuple[int, int], ...] = ()
+    # Months without a year that a recurring arrangement is said to hold in ("Apr-Oct: daily 9-5",
+    # "October opening: Fri-Sun"): not masked (they are words of the sentence, no number to misread),
+    # but said in an hours statement, where the answerer reads them per year as it reads seasons.
+    months: tuple[tuple[int, int], ...] = ()
 
     @property
     def temporary(self) -> bool:
@@ -69,6 +73,7 @@ def find_validity(text: str, learned_on: date) -> Validity:
     windows: list[tuple[date | None, date | None]] = []
     spans: list[tuple[int, int]] = []
     seasons: list[tuple[int, int]] = []
+    months: list[tuple[int, int]] = []
     for mention in analysis.dates:
         if mention.recurring or mention.holiday or mention.bare_weekday:
             continue
@@ -81,6 +86,8 @@ def find_validity(text: str, learned_on: date) -> Validity:
             and not mention.explicit_year
             and role not in date_words("month_window")
         ):
+            if role not in date_words("open_start") | date_words("open_end"):
+                months.append((mention.start_char, mention.end_char))  # not "from October": a start
             continue  # a season ("Apr-Oct", "from November through February"): it recurs, left as text
         if _seasons_dates(analysis, mention):
             # "Summer (1 April - 30 September): Mon-Fri 7am-10pm": every year's summer, read per year
@@ -101,7 +108,7 @@ def find_validity(text: str, learned_on: date) -> Validity:
     valid_from, valid_to = _one_window(windows)
     if valid_from and valid_to and valid_to < valid_from:
         valid_from, valid_to = None, None
-    return Validity(valid_from, valid_to, tuple(spans), tuple(seasons))
+    return Validity(valid_from, valid_to, tuple(spans), tuple(seasons), tuple(months))
 
 
 def _seasons_dates(analysis: Analysis, mention: DateMention) -> bool:

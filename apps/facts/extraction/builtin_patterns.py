@@ -724,7 +724,9 @@ def resolve(text: str, business: str, subject: str | None = None) -> str:
         )
         t = re.sub(r"^(?:[Ii]t|[Tt]hey)\b", subject, t)
     if re.match(r"(?i)(?:(?:now|also|currently|still)\s+)?(?:open|closed|available|located)\b", t):
-        t = f"{biz} is {t[:1].lower()}{t[1:]}"
+        first = t.split(" ", 1)[0]
+        lowered = first.lower() if first.isupper() else first[:1].lower() + first[1:]  # "CLOSED:" whole
+        t = f"{biz} is {lowered}{t[len(first) :]}"
     t = re.sub(r"\b(?:[Ww]e|I)(?:'re|\s+are|'m|\s+am)\b", f"{biz} is", t)
     t = re.sub(r"\b(?:[Ww]e|I)(?:'ve)\b", f"{biz} has", t)
     t = re.sub(r"\b(?:[Ww]e|I)(?:'ll)\b", f"{biz} will", t)

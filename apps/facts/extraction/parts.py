@@ -243,9 +243,15 @@ def continued(sentence: str, label: str) -> str:
     minis are $175)."""
     if label and _OPENS_WITH_PRICE.match(sentence) and not split_label(sentence)[0]:
         return f"{label}: {sentence.lstrip()}"
-    if label and not split_label(sentence)[0] and _opens_with_a_weekday(sentence):
+    if (
+        label
+        and not _names_only_days(label)
+        and not split_label(sentence)[0]
+        and _opens_with_a_weekday(sentence)
+    ):
         # So does a verbless line of days and times ("Drop-off & collection: Mon-Sat 9am-12pm.
-        # Sunday 4pm-6pm only."): the Sunday hours are the label's, not the business's.
+        # Sunday 4pm-6pm only."): the Sunday hours are the label's, not the business's. A label of
+        # days ("Tues - Fri: 7:30 - 16:00") names no thing: the next line's days are their own.
         return f"{label}: {sentence.lstrip()}"
     return sentence
 

@@ -219,12 +219,19 @@ def _item_line(line: str) -> tuple[str, _Value] | None:
             and _is_item(_clean(described[0]))
             and not _has_amount(described[1])  # another priced thing, or a sentence: not a description
             and ". " not in described[1]
+            and not _a_range_of_days(described)  # "Monday - Thursday ..... £75": one label
         ):
             note = ", ".join(filter(None, [described[1], value.note]))
             return _clean(described[0]), _Value(value.value, note)
         if _is_item(item):
             return item, value
     return None
+
+
+def _a_range_of_days(sides: list[str]) -> bool:
+    """Whether the two sides of a dash are weekdays ("Monday - Thursday", "Fri - Sun"): a range,
+    not a name and what it includes."""
+    return all(weekday_number(_clean(side)) is not None for side in sides)
 
 
 def _is_item(text: str) -> bool:

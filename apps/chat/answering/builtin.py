@@ -67,6 +67,7 @@ from apps.language.lexicon import (
     separate_kinds,
     verb_mates,
     verb_senses,
+    word_classes,
 )
 from apps.language.scales import price_of, size_of, superlative
 from apps.language.shorthand import written_out
@@ -292,11 +293,12 @@ _ALL_DAYS_RE = re.compile(r"(?i)\b(daily|every day|everyday|7 days|seven days|al
 
 
 def _full_day_word(word: str, original: str) -> bool:
-    """Abbreviations count only when written like a day ("Sat", "Tue-Sat"), not the words sat/sun."""
+    """Abbreviations count when written like a day ("Sat", "Tue-Sat") or, in lower case, when the
+    dictionary has no other word of that form ("tues/thurs", not the words sat/sun/wed)."""
     lowered = word.lower().rstrip("s")
     if lowered in {day.lower() for day in DAY_NAMES}:
         return True
-    return original[:1].isupper()
+    return original[:1].isupper() or not word_classes(word.lower())
 
 
 def days_in(text: str) -> set[int]:
@@ -341,12 +343,13 @@ class DayClause:
 _CLAUSE_SPLIT_RE = re.compile(
     rf"(?i)[;.]\s+|[;.]$|,\s*(?=(?:and\s+)?(?:closed|open|{_DAY_WORD}\b|weekends?|weekdays?|daily|every))"
 )
-_TIME_ONE = r"(\d{1,2})(?::(\d{2}))?\s*([ap])?\.?\s?(m)?\.?"
+# "7:30", "7.30am" (a dot only before am/pm: "7.30" alone may be a price), "7 pm".
+_TIME_ONE = r"(\d{1,2})(?:(?::|\.(?=\d{2}\s?[ap]\.?m))(\d{2}))?\s*([ap])?\.?\s?(m)?\.?"
 _TIME_RANGE_RE = re.compile(
     rf"(?i)\b{_TIME_ONE}\s*(?:-|to|until|till)\s*{_TIME_ONE}(?![\d])|\b(noon)\s*(?:-|to|until)\s*{_TIME_ONE}"
 )
 _UNTIL_RE = re.compile(rf"(?i)\b(?:until|till|til|to)\s+{_TIME_ONE}")
-_SINGLE_TIME_RE = re.compile(r"(?i)\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b|\b(noon|midnight)\b")
+_SINGLE_TIME_RE = re.compile(r"(?i)\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\b|\b(noon|midnight)\b")
 
 
 def _minutes(hour: str, minute: str | None, mer: str | None) -> int | None:
@@ -390,9 +393,12 @@ def _range(text: str) -> tuple[int | None, int | None]:
                 opens = _minutes(m.group(1), m.group(2), "a" if second_mer.lower() == "p" else "p")
         else:
             opens = _minutes(m.group(1), m.group(2), first_mer)
-        if first_mer is None and second_mer is None:
-            return None, None
         return opens, close
+    if m is not None and m.group(2) and m.group(6):
+        # "7:30 - 16:00": a 24-hour clock, when it reads as one (the close after the opening).
+        opens, close = _minutes(m.group(1), m.group(2), None), _minutes(m.group(5), m.group(6), None)
+        if opens is not None and close is not None and opens < close and max(opens, close) > 12 * 60:
+            return opens, close
     until = _UNTIL_RE.search(text)
     if until is not None and until.group(3):
         return None, _minutes(until.group(1), until.group(2), until.group(3))
@@ -1099,10 +1105,17 @@ class BuiltinAnswerer:
         question = with_apostrophes(written_out(question))  # "r u open", "dont you open on sundays"
         asked = _SOFTENER_RE.sub(r"\1 \2", hints.repaired or _spelled(question, context))
         reply, lowercase = _reply(asked, history, facts, hints, business_name, on)
-        if reply is None or reply.decision == "unknown":
-            # Two questions in one message ("Do you cut mounts? What would one cost?"): each is asked
-            # in turn, the second after the first, as a visitor asking them one by one would.
-            reply = _parts_reply(question, history, facts, hints, context, business_name, on) or reply
+        # Two questions in one message ("Do you cut mounts? What would one cost?"): each is asked in
+        # turn, the second after the first, as a visitor asking them one by one would. Taken when the
+        # message as a whole settled nothing, or when the parts say all it said and more ("do you do
+        # gift vouchers? how long are they valid for": the first alone answered only the first).
+        parts = _parts_reply(question, history, facts, hints, context, business_name, on)
+        if parts is not None and (
+            reply is None
+            or reply.decision == "unknown"
+            or (parts.decision == "answer" and set(reply.used) < set(parts.used))
+        ):
+            reply = parts
         if reply is None or reply.decision == "unknown":
             # "We're taking our dog to France - what does the rabies vaccine cost?": the situation
             # told before the question names what no fact needs to name; the question alone is asked.
@@ -1331,7 +1344,18 @@ def _parts_reply(
 ) -> _Reply | None:
     """The replies to each question of a message that asks two or more (sentences ending in "?"),
     joined: answered where any part is, with the unanswered part's closing after what was found."""
-    asked = [s.text for s in analyse(question, base_date=on).sentences if s.text.rstrip().endswith("?")]
+    analysis = analyse(question, base_date=on)
+    sentences_ = analysis.sentences
+    asked = [s.text for s in sentences_ if s.text.rstrip().endswith("?")]
+    if (
+        asked
+        and len(sentences_) > 1
+        and sentences_[-1].text not in asked
+        and _opens_a_question(sentences_[-1], analysis)
+    ):
+        asked.append(
+            sentences_[-1].text
+        )  # "... vouchers? how long are they valid for": typed without its "?"
     if len(asked) < 2:
         return None
     replies: list[_Reply | None] = []
@@ -1357,6 +1381,13 @@ def _parts_reply(
         closing = partial_unknown_reply(business)
         return _Reply("unknown", sentences, used, prefix=prefix, closing=closing, flags=("partial",))
     return _Reply("answer", sentences, used, prefix=prefix)
+
+
+def _opens_a_question(sentence: Any, analysis: Any) -> bool:
+    """Whether a sentence opens as a question does: a wh-word ("how long ...") or a verb before its
+    subject ("are they ...", "can I ...")."""
+    first = next((t for t in analysis.tokens if t.start_char >= sentence.start_char and not t.is_punct), None)
+    return first is not None and (first.tag in ("WDT", "WP", "WP$", "WRB") or first.pos == "AUX")
 
 
 def _fuse_particles(q: _Question, facts: list[_Fact]) -> None:
@@ -2093,12 +2124,34 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         changed = {
             f.topic
             for f in picked
-            if f.state == "temporary" and not (f.hours_fact and None in _hours_for(f, q.days or day))
+            if _changed_then(q, f) and not (f.hours_fact and None in _hours_for(f, q.days or day))
         }
-        picked = [f for f in picked if not (f.state == "paused" and f.topic in changed)]
-    picked.sort(key=lambda f: (_state_key(q, f), -_score_of(scored, f), f.order))
+        # A day of its own ("on Christmas Eve") with a change dated on it: the usual arrangement,
+        # still in force today, is not that day's either.
+        usual = ("paused", "current") if q.dated else ("paused",)
+        picked = [
+            f
+            for f in picked
+            if not (
+                f.state in usual
+                and f.topic in changed
+                and not _changed_then(q, f)
+                and _fact_window(f) == (None, None)
+            )
+        ]
+    picked.sort(
+        key=lambda f: (0 if _changed_then(q, f) else _state_key(q, f), -_score_of(scored, f), f.order)
+    )
     picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
+
+
+def _changed_then(q: _Question, f: _Fact) -> bool:
+    """Whether a fact is a change in force on the day asked about: temporary today, or, for a day of
+    its own, dated on that day though still to come ("Thu 24 Dec (Christmas Eve): 7.30am - 1pm")."""
+    if f.state == "temporary":
+        return True
+    return q.dated and f.state == "upcoming" and _fact_window(f) != (None, None) and not _misses_period(q, f)
 
 
 def _people_of_the_age(q: _Question, facts: list[_Fact]) -> set[str]:
@@ -2313,6 +2366,9 @@ def _statement_window(f: _Fact, year: int | None = None) -> tuple[date | None, d
 # A date range without a year at least this long in a fact that holds every year is a season
 # ("Summer hours (Apr-Oct)"); shorter ones are dates (a holiday week), which the closures read.
 _SEASON_DAYS = 28
+#: Days after a closure's last day within which an opening is its reopening (a closure that ends on a
+#: Friday may reopen on the Monday).
+_REOPENING_GAP_DAYS = 3
 
 
 def _out_of_season(f: _Fact, day: date) -> bool:
@@ -2381,9 +2437,21 @@ def _weekly_days(f: _Fact) -> set[int]:
     6th"): beside a calendar date, only the language layer's recurring weekdays ("Sundays", "every
     Monday") are a weekly pattern."""
     dates = analyse(f.statement, base_date=f.rf.learned_at.date()).dates
-    if not any(m.start is not None and not m.recurring and any(ch.isdigit() for ch in m.text) for m in dates):
+    calendar = [
+        (m.start, m.end)
+        for m in dates
+        if m.start is not None and not m.recurring and any(ch.isdigit() for ch in m.text)
+    ]
+    if not calendar:
         return days_in(f.statement)
-    return {day for m in dates if m.recurring for day in m.weekdays}
+    weekly = {day for m in dates if m.recurring for day in m.weekdays}
+    if all(end is not None and (end - start).days >= 6 for start, end in calendar):
+        # Beside dates that only span a season ("In autumn (1 October - 1 November), open Friday,
+        # Saturday & Sunday"), a weekday written alone is no date's day: it recurs within the season.
+        weekly |= {
+            day for m in dates if m.weekdays and not any(ch.isdigit() for ch in m.text) for day in m.weekdays
+        }
+    return weekly
 
 
 def _closure_on(q: _Question, facts: list[_Fact]) -> tuple[_Fact, bool] | None:
@@ -2600,14 +2668,21 @@ def _trade_on_days(q: _Question, facts: list[_Fact], business: str, on: date) ->
 
 
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
-    hours = [
-        f for f in facts if f.hours_fact and f.state != "upcoming" and not _out_of_season(f, _asked_day(q))
-    ]
+    # A fact dated off the day asked about ("In summer (28 March - 30 September) open every day",
+    # asked of a Tuesday in October) says nothing of that day, whatever its state today.
+    told = facts
+    in_force = [f for f in facts if not _misses_period(q, f)]
+    off_then = [f for f in facts if f not in in_force or _out_of_season(f, _asked_day(q))]
+    facts = [f for f in in_force if not _out_of_season(f, _asked_day(q))]
+    hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
     yes, no = ("No — ", "Yes — ") if q.asks_closed else ("Yes — ", "No — ")
     closure = _closure_on(q, facts)
     if closure is not None:
         f, whole = closure
-        return _Reply("answer", [_sentence(f)], [f.id], prefix=no if whole else "")
+        picked = [f, *_reopening(f, told)]
+        return _Reply(
+            "answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix=no if whole else ""
+        )
     excepted = _excepted_on(q, hours)
     if excepted is not None:
         return _Reply("answer", [_sentence(excepted)], [excepted.id], prefix=no)
@@ -2648,6 +2723,13 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
             ]
             return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix=yes)
         return _wh_reply(q, facts, business)
+    seasons = [f for f in _ordered(off_then) if f.hours_fact and f.open_days]
+    if seasons and not hours:
+        # Every opening the facts state is for another season or dates ("Autumn (1 October - 1
+        # November): Fri-Sun", asked of a weekend in November): the near-certain no again, with when
+        # they are open.
+        picked = seasons[:2]
+        return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix=no)
     # Something else mentions the day ("Gluten-free bread is available on Saturdays only"): not a
     # near-certain no; say what is known.
     mentions = [f for f in facts if days & days_in(f.statement)]
@@ -2669,6 +2751,26 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
             flags=("partial",),
         )
     return None
+
+
+def _reopening(closure: _Fact, facts: list[_Fact]) -> list[_Fact]:
+    """The opening a closure's visitor wants next: a fact that opens on a date just after the
+    closure's end ("CLOSED: 24 December to 4 January" and "We reopen on Tuesday 5 January at 9:30am"),
+    when the closure's own statement does not already say it."""
+    end = _within_stated(closure, _fact_window(closure))[1]
+    if end is None:
+        return []
+    for f in _ordered(facts):
+        start = _fact_window(f, end.year)[0]
+        if (
+            f is not closure
+            and f.hours_fact
+            and any(c.polarity == "open" for c in f.clauses)
+            and start is not None
+            and timedelta(days=1) <= start - end <= timedelta(days=_REOPENING_GAP_DAYS)
+        ):
+            return [f]
+    return []
 
 
 def _day_lines_in_force(q: _Question, hours: list[_Fact]) -> bool:

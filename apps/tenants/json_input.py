@@ -15,8 +15,7 @@ from typing import Any
 
 from rest_framework.exceptions import ParseError
 
-# get_encoding: DRF's charset check (refuses bytes-to-bytes codecs such as bz2_codec); declared in the
-# type stubs from 3.18.2.
+# get_encoding: DRF's charset check (refuses bytes-to-bytes codecs such as bz2_codec).
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils import json
 

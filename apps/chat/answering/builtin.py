@@ -49,7 +49,7 @@ from apps.facts.models import SourceKind
 from apps.facts.subjects import SimilarityProvider, compare_many, similarity_provider
 from apps.facts.subjects import analyse as subject_phrase
 from apps.language.ages import age_ranges, minimum_age, stated_age, stated_age_words
-from apps.language.analysis import Token, analyse
+from apps.language.analysis import Analysis, Sentence, Token, analyse
 from apps.language.conditions import Bound, bounds, fit
 from apps.language.contractions import with_apostrophes
 from apps.language.dates import date_words, weekday_number
@@ -1345,17 +1345,11 @@ def _parts_reply(
     """The replies to each question of a message that asks two or more (sentences ending in "?"),
     joined: answered where any part is, with the unanswered part's closing after what was found."""
     analysis = analyse(question, base_date=on)
-    sentences_ = analysis.sentences
-    asked = [s.text for s in sentences_ if s.text.rstrip().endswith("?")]
-    if (
-        asked
-        and len(sentences_) > 1
-        and sentences_[-1].text not in asked
-        and _opens_a_question(sentences_[-1], analysis)
-    ):
-        asked.append(
-            sentences_[-1].text
-        )  # "... vouchers? how long are they valid for": typed without its "?"
+    said = analysis.sentences
+    asked = [s.text for s in said if s.text.rstrip().endswith("?")]
+    last = said[-1] if said else None
+    if asked and last is not None and last.text not in asked and _opens_a_question(last, analysis):
+        asked.append(last.text)  # "... vouchers? how long are they valid for": typed without its "?"
     if len(asked) < 2:
         return None
     replies: list[_Reply | None] = []
@@ -1383,7 +1377,7 @@ def _parts_reply(
     return _Reply("answer", sentences, used, prefix=prefix)
 
 
-def _opens_a_question(sentence: Any, analysis: Any) -> bool:
+def _opens_a_question(sentence: Sentence, analysis: Analysis) -> bool:
     """Whether a sentence opens as a question does: a wh-word ("how long ...") or a verb before its
     subject ("are they ...", "can I ...")."""
     first = next((t for t in analysis.tokens if t.start_char >= sentence.start_char and not t.is_punct), None)
@@ -2116,6 +2110,7 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
             flags=("partial",),
         )
     picked = _with_in_force(_with_overrides(picked, candidates), candidates)
+    changes = {f.id for f in picked if _changed_then(q, f)}
     if (q.now or q.dated) and not q.usual:
         # Asked about today or a day of its own: what holds then is the temporary change, not the
         # usual arrangement it pauses ("Usually, and again from 1 September: ...").
@@ -2124,7 +2119,7 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
         changed = {
             f.topic
             for f in picked
-            if _changed_then(q, f) and not (f.hours_fact and None in _hours_for(f, q.days or day))
+            if f.id in changes and not (f.hours_fact and None in _hours_for(f, q.days or day))
         }
         # A day of its own ("on Christmas Eve") with a change dated on it: the usual arrangement,
         # still in force today, is not that day's either.
@@ -2135,13 +2130,11 @@ def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3
             if not (
                 f.state in usual
                 and f.topic in changed
-                and not _changed_then(q, f)
+                and f.id not in changes
                 and _fact_window(f) == (None, None)
             )
         ]
-    picked.sort(
-        key=lambda f: (0 if _changed_then(q, f) else _state_key(q, f), -_score_of(scored, f), f.order)
-    )
+    picked.sort(key=lambda f: (0 if f.id in changes else _state_key(q, f), -_score_of(scored, f), f.order))
     picked = _with_reply_rest(picked[:limit], facts, sorted(subject))
     return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked])
 
@@ -2437,15 +2430,15 @@ def _weekly_days(f: _Fact) -> set[int]:
     6th"): beside a calendar date, only the language layer's recurring weekdays ("Sundays", "every
     Monday") are a weekly pattern."""
     dates = analyse(f.statement, base_date=f.rf.learned_at.date()).dates
-    calendar = [
+    dated = [
         (m.start, m.end)
         for m in dates
         if m.start is not None and not m.recurring and any(ch.isdigit() for ch in m.text)
     ]
-    if not calendar:
+    if not dated:
         return days_in(f.statement)
     weekly = {day for m in dates if m.recurring for day in m.weekdays}
-    if all(end is not None and (end - start).days >= 6 for start, end in calendar):
+    if all(end is not None and (end - start).days >= 6 for start, end in dated):
         # Beside dates that only span a season ("In autumn (1 October - 1 November), open Friday,
         # Saturday & Sunday"), a weekday written alone is no date's day: it recurs within the season.
         weekly |= {
@@ -2670,10 +2663,10 @@ def _trade_on_days(q: _Question, facts: list[_Fact], business: str, on: date) ->
 def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
     # A fact dated off the day asked about ("In summer (28 March - 30 September) open every day",
     # asked of a Tuesday in October) says nothing of that day, whatever its state today.
-    told = facts
-    in_force = [f for f in facts if not _misses_period(q, f)]
-    off_then = [f for f in facts if f not in in_force or _out_of_season(f, _asked_day(q))]
-    facts = [f for f in in_force if not _out_of_season(f, _asked_day(q))]
+    told, day = facts, _asked_day(q)
+    off_then = [f for f in facts if _misses_period(q, f) or _out_of_season(f, day)]
+    off_ids = {f.id for f in off_then}
+    facts = [f for f in facts if f.id not in off_ids]
     hours = [f for f in facts if f.hours_fact and f.state != "upcoming"]
     yes, no = ("No — ", "Yes — ") if q.asks_closed else ("Yes — ", "No — ")
     closure = _closure_on(q, facts)
@@ -2755,8 +2748,7 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
 
 def _reopening(closure: _Fact, facts: list[_Fact]) -> list[_Fact]:
     """The opening a closure's visitor wants next: a fact that opens on a date just after the
-    closure's end ("CLOSED: 24 December to 4 January" and "We reopen on Tuesday 5 January at 9:30am"),
-    when the closure's own statement does not already say it."""
+    closure's end ("CLOSED: 24 December to 4 January" and "We reopen on Tuesday 5 January at 9:30am")."""
     end = _within_stated(closure, _fact_window(closure))[1]
     if end is None:
         return []

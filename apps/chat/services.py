@@ -18,6 +18,7 @@ consumer, the event stream) iterate ``turn_run`` through ``apps.tenants.context.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -135,6 +136,26 @@ def question_day(text: str, *, today: date) -> date:
     return analyse(text, base_date=today).day_about() or today
 
 
+#: "the monday after that", "the day before then": a day counted from a date the message does not name.
+_COUNTED_FROM_EARLIER = re.compile(r"(?i)\b(?:after|before)\s+(that|then|it)\b")
+
+
+def dated_from_earlier(text: str, history: list[tuple[str, str]], *, today: date) -> str:
+    """``text`` with the date it counts from written in, when it counts from the day the visitor's
+    previous question named ("are you open on Boxing Day?" then "and the Monday after that?"): the
+    language layer reads "the Monday after 26 December 2026" as one day. Hand-written: no library
+    resolves what "that" points back to across messages; only the last question is looked at."""
+    found = _COUNTED_FROM_EARLIER.search(text)
+    earlier = next((t for role, t in reversed(history) if role == "user"), None)
+    if found is None or earlier is None:
+        return text
+    analysis = analyse(earlier, base_date=today)
+    day = analysis.day_about() if analysis.dated is not None and not analysis.dated.bare_weekday else None
+    if day is None:
+        return text
+    return f"{text[: found.start(1)]}{day.day} {day:%B %Y}{text[found.end(1) :]}"
+
+
 def question_names_day(text: str, *, today: date) -> bool:
     """Whether ``text`` names the day it is about by its date or as a day relative to today ("on 20
     May", "next Monday", "tomorrow"): retrieval then keeps a place for what is in force that day only
@@ -148,11 +169,13 @@ def turn_speculate(*, conversation_id: int, text: str) -> RetrievalResult:
     so turn_begin reuses the result when the question sent is the draft."""
     conversation = Conversation.objects.get(pk=conversation_id)
     today = timezone.localdate()
+    history = conversation_history(conversation)
+    text = dated_from_earlier(text, history, today=today)
     on = question_day(text, today=today)
     return retrieve(
         text,
         on=on,
-        history=[t for _, t in conversation_history(conversation)],
+        history=[t for _, t in history],
         dated=question_names_day(text, today=today),
     )
 
@@ -186,9 +209,11 @@ def turn_begin(
     conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
     on = on or timezone.localdate()
     # The knowledge for the day the question is about ("Are you open next Monday?"), not today's.
-    asked_on = question_day(text, today=on)
     history = conversation_history(conversation)
     visitor_message = Message.objects.create(conversation=conversation, role=Role.VISITOR, text=text)
+    said = text
+    text = dated_from_earlier(text, history, today=on)  # what is searched and answered
+    asked_on = question_day(text, today=on)
     conversation.last_at = timezone.now()
     conversation.save(update_fields=["last_at"])
     identity = business_identity()
@@ -208,10 +233,10 @@ def turn_begin(
     if conversation.handoff == handoff.LIVE:
         # A person is answering this conversation: the assistant stays silent (no reply is stored).
         return Turn(decision=Decision.HELD, fixed_reply=None, context=[], retrieval=None, **base)
-    small_talk = gate(text)
+    small_talk = gate(said)
     if small_talk is not None:
         return Turn(decision=Decision.GATE, fixed_reply=small_talk, context=[], retrieval=None, **base)
-    if asks_for_person(text):
+    if asks_for_person(said):
         requested = handoff.handoff_request(conversation_id=conversation.pk)
         turn = Turn(
             decision=Decision.HANDOFF, fixed_reply=requested.reply, context=[], retrieval=None, **base

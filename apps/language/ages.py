@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from apps.language.lexicon import counts_beings
 
-__all__ = ["MinimumAge", "age_ranges", "minimum_age", "stated_age"]
+__all__ = ["MinimumAge", "age_range_spans", "age_ranges", "minimum_age", "stated_age"]
 
 _AGE = r"(\d{1,2})"
 #: Frames that make a number in a question someone's age.
@@ -39,7 +39,7 @@ _MINIMUM = (
 _DASH = r"(?:-|\u2013|\u2014|to)"  # a hyphen, an en or em dash, or "to"
 _RANGE = re.compile(
     rf"(?i)\b(?:ages?\s+|aged\s+)?{_AGE}\s*{_DASH}\s*{_AGE}\s*(?:years?|yrs?|y/?o)\b"
-    rf"|\bages?\s+{_AGE}\s*{_DASH}\s*{_AGE}\b"
+    rf"|\b(?:ages?|aged)\s+{_AGE}\s*{_DASH}\s*{_AGE}\b"
 )
 #: "over 60s", "over-65s", "under 16s", "over 18 years": an open end, told from "over 50 miles" by its unit.
 _OPEN_END = re.compile(rf"(?i)\b(over|above|under|below)[\s-]+{_AGE}(?:s\b|\s*(?:years?|yrs?)\b)")
@@ -94,6 +94,11 @@ def minimum_age(text: str) -> MinimumAge | None:
             clause = re.split(r"[;.]\s", text[m.end(1) :], maxsplit=1)[0]
             return MinimumAge(int(m.group(1)), _CONDITION.search(clause) is not None)
     return None
+
+
+def age_range_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` writes an age range ("aged 4-10", "(4-10 yrs)"): its numbers are no clock times."""
+    return [m.span() for m in _RANGE.finditer(text)]
 
 
 def age_ranges(text: str) -> list[tuple[int, int]]:

@@ -154,6 +154,30 @@ class Analysis:
         return finite is not None and finite.tag == "VBD"
 
     @property
+    def greeting_end(self) -> int:
+        """Where a question starts after the greeting or name that opens it ("hi, are you open?",
+        "hiya are you open today?"): 0 when it opens with the question. Read on the parse: the
+        opening words are interjections, or a lone word the parser made a second subject of the verb
+        whose own subject follows it (a greeting it does not know: "hiya" as a name); and what is
+        left opens with an auxiliary (a yes/no question's inverted verb), a wh-word or "and"."""
+        tokens = self.tokens
+        index = 0
+        while index < len(tokens) and (tokens[index].pos == "INTJ" or tokens[index].is_punct):
+            index += 1
+        if index == 0 and len(tokens) > 2 and tokens[0].dep == "nsubj" and tokens[1].pos == "AUX":
+            verb = tokens[0].head
+            if any(t.dep == "nsubj" and t.head == verb and t.i > 1 for t in tokens):
+                index = 1
+        while index < len(tokens) and tokens[index].is_punct:
+            index += 1
+        if index == 0 or index >= len(tokens):
+            return 0
+        opening = tokens[index]
+        if opening.pos == "AUX" or opening.tag in _WH_TAGS or opening.pos == "CCONJ":
+            return opening.start_char  # "hiya are you ...", "ok what about ...", "hi, and on sundays?"
+        return 0
+
+    @property
     def imperative(self) -> bool:
         """Whether the first sentence is a command ("Relax and unwind with us", "Come and see us"):
         its root a bare verb with no subject of its own."""

@@ -25,6 +25,7 @@ import calendar
 import datetime as dt
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
 
 import dateparser
@@ -740,6 +741,8 @@ def find_dates(
                 mention = None
             if mention is not None:
                 mentions.append(mention)
+            else:
+                mentions.extend(_side_by_side(doc, item_start, item_end, base, prefer))
     holidays = _holidays(doc, base, region, mentions)
     if holidays:
         # A holiday's name wins over the weekday inside it ("Easter Monday" is not any Monday).
@@ -750,6 +753,28 @@ def find_dates(
         ]
         mentions = sorted([m for m in mentions if m not in inside] + holidays, key=lambda m: m.start_char)
     return tuple(_merge_weekday_lists(_relative_days(doc, mentions)))
+
+
+def _side_by_side(doc: Doc, start: int, end: int, base: dt.date, prefer: str) -> list[DateMention]:
+    """Two date phrases a "the" runs together ("from 1 May 2026 the weekend price ..."), which read as
+    one phrase name no day: each is read alone, split where "the" opens the second."""
+    cuts = [
+        i
+        for i in range(start + 1, end - 1)
+        if _plain(doc[i]) == "the" and _classify(doc[i - 1]) not in (None, _GLUE, _RANGE, _LIST)
+    ]
+    found: list[DateMention] = []
+    for a, b in pairwise([start, *cuts, end]):
+        piece_classes = [_classify(t) for t in doc[a:b]]
+        if b - a == end - start or not any(c in _ANCHORS for c in piece_classes):
+            continue
+        try:
+            mention = _mention(doc, a, b, base, _tense_prefer(doc, a, b, prefer))
+        except (ValueError, OverflowError):
+            mention = None
+        if mention is not None:
+            found.append(mention)
+    return found
 
 
 def _relative_days(doc: Doc, mentions: list[DateMention]) -> list[DateMention]:

@@ -34,10 +34,16 @@ ENGLISH_REGIONS = ("US", "GB", "CA", "AU", "IE", "NZ")
 MAX_NAME_TOKENS = 5
 
 
+#: The titles a saint's day is written with ("Saint", "St.", "St").
+_TITLES = {"saint", "st"}
+
+
 def _fold(text: str) -> str:
     """The key a name is matched by: letters and digits only, lowercased, British "-our" read as
-    American "-or" ("Labour Day" / "Labor Day"), so case, spaces and apostrophes do not matter."""
-    return "".join(ch for ch in text.lower() if ch.isalnum()).replace("our", "or")
+    American "-or" ("Labour Day" / "Labor Day") and "Saint" as "St", so case, spaces, apostrophes
+    and the title's spelling do not matter."""
+    folded = "".join(ch for ch in text.lower() if ch.isalnum()).replace("our", "or")
+    return "st" + folded[5:] if folded.startswith("saint") else folded
 
 
 def _bare_name(word: str) -> bool:
@@ -68,6 +74,10 @@ def _calendar(region: str, year: int) -> dict[str, dt.date]:
                 continue
             names.setdefault(_fold(name), day)
             words = name.split()
+            if len(words) > 2 and words[0].lower().rstrip(".") in _TITLES:
+                # A saint's day goes by its name without the title too ("Stephen's Day" for "Saint
+                # Stephen's Day"); not by the bare name, which is also a surname ("Stephens").
+                names.setdefault(_fold(" ".join(words[1:])), day)
             if len(words) == 2 and words[1].lower() == "day" and _bare_name(words[0]):
                 names.setdefault(_fold(words[0]), day)
     return names

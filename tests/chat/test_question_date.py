@@ -129,3 +129,44 @@ def test_a_closure_reaches_a_question_about_something_else_on_a_day_inside_it(bi
     # The day after the closure, the same question is about tables, not the closure.
     after = ask(bistro, "have you got a table for 4 on the evening of 25 may?", on=on)
     assert "refurbishment" not in after and "book" in after, after
+
+
+@pytest.fixture
+def deli(make_business):
+    business = make_business("harbourdeli", "Harbour Deli")
+    with tenant_context(business):
+        owner_fact_add(
+            topic="Opening hours", aspect="hours", statement="Open Tuesday to Saturday, 9am to 6pm."
+        )
+        owner_fact_add(topic="Opening hours", aspect="hours monday", statement="Mon: closed.")
+        for statement, day in [
+            ("Saturday 26 December: CLOSED.", date(2026, 12, 26)),
+            ("Tue 29 December: open as normal.", date(2026, 12, 29)),
+        ]:
+            owner_fact_add(
+                topic="Opening hours", aspect="hours", statement=statement, valid_from=day, valid_to=day
+            )
+    return business
+
+
+def ask_after(business, earlier: str, text: str, *, on: date) -> tuple[str, str]:
+    with tenant_context(business):
+        conversation = conversation_open(visitor_id=f"visitor-{abs(hash((earlier, text)))}")
+        answer_once(conversation_id=conversation.pk, text=earlier, on=on, answerer=BuiltinAnswerer())
+        turn, message = answer_once(
+            conversation_id=conversation.pk, text=text, on=on, answerer=BuiltinAnswerer()
+        )
+        return turn.question, message.text
+
+
+@pytest.mark.django_db
+def test_a_day_counted_from_the_previous_questions_date(deli) -> None:
+    on = date(2026, 12, 10)
+    asked, reply = ask_after(deli, "are you open on boxing day?", "ok and the tuesday after that?", on=on)
+    # "that" is Saturday 26 December; the Tuesday after it is the 29th: open as normal, with the
+    # normal hours.
+    assert asked == "ok and the tuesday after 26 December 2026?", asked
+    assert reply.startswith("Yes") and "9am to 6pm" in reply, reply
+    # Without a dated question before it, "that" points at nothing to count from: the text is kept.
+    asked, _reply = ask_after(deli, "do you sell olives?", "and the tuesday after that?", on=on)
+    assert asked == "and the tuesday after that?"

@@ -94,3 +94,19 @@ def test_a_statement_has_a_finite_verb_a_fragment_or_a_command_has_none() -> Non
     assert not read("Free parking behind the shop.").has_finite_verb
     assert read("Relax and unwind with us.").imperative
     assert not read("Lessons run weekly.").imperative
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("hiya are you open today?", "are you open today?"),  # a greeting the parser took for a name
+        ("hi, do you sell gift cards", "do you sell gift cards"),
+        ("ok what about the tuesday after that?", "what about the tuesday after that?"),
+        ("oh and on sundays?", "and on sundays?"),
+        ("are you open today?", "are you open today?"),
+        ("Sourdough, is it vegan?", "Sourdough, is it vegan?"),  # a topic first is what is asked about
+        ("No delivery on Sundays?", "No delivery on Sundays?"),
+    ],
+)
+def test_where_the_question_starts_after_a_greeting(text: str, question: str) -> None:
+    assert text[analyse(text, base_date=dt.date(2026, 11, 23)).greeting_end :] == question

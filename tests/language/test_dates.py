@@ -359,3 +359,10 @@ def test_a_weekday_abbreviation_in_lower_case_is_a_day_unless_it_is_a_word() -> 
     "wed" are words ("we sat down") and stay so."""
     assert [m.weekdays for m in dates("r u open tues?")] == [(1,)]
     assert dates("we sat down in the sun") == ()
+
+
+def test_two_date_phrases_run_together_by_the_are_read_apart() -> None:
+    # "1 May 2026 the weekend" reads as no one date; each phrase is a date of its own.
+    found = analyse("From 1 May 2026 the weekend price goes up to $18.", base_date=dt.date(2026, 4, 20)).dates
+    assert [(m.text, m.start) for m in found] == [("1 May 2026", dt.date(2026, 5, 1)), ("the weekend", None)]
+    assert found[1].weekdays == (5, 6)

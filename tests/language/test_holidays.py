@@ -85,3 +85,16 @@ def test_a_question_about_a_holiday_is_about_that_day() -> None:
     analysis = analyse("Are you open on Thanksgiving?", base_date=D(2026, 11, 3))
     assert analysis.day == D(2026, 11, 26)
     assert analysis.weekdays_about() == {3}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["are ye open on stephens day?", "Open St. Stephen's Day?", "closed on saint stephen's day"],
+)
+def test_a_saints_day_by_any_spelling_of_its_title_or_none(text: str) -> None:
+    # The library names it "Saint Stephen's Day" (Ireland); people write "St", "St." or no title.
+    assert days(text, D(2026, 11, 18)) == [(D(2026, 12, 26), D(2026, 12, 26))]
+
+
+def test_a_saints_name_alone_is_no_holiday() -> None:
+    assert days("Ask for Mr Stephens at the desk.", D(2026, 11, 18)) == []

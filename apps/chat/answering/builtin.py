@@ -730,6 +730,9 @@ def _without_alternative(text: str, on: date) -> str:
 
 
 def _analyse(text: str, on: date, business: str = "") -> _Question:
+    # "hiya are you open today?": the greeting is no word a fact must share (the language layer's
+    # parse finds where the question starts).
+    text = text[analyse(text, base_date=on).greeting_end :]
     stems = stems_of(text)
     # Every fact may name the business; its name in a question ("who owns the bakery?") is no match.
     for s in stems_of(business):
@@ -2685,7 +2688,8 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
         # on lines of their own: the line for the day asked about says more, and comes next.
         opening = None
     if opening is not None:
-        return _Reply("answer", [_sentence(opening)], [opening.id], prefix=yes)
+        picked = [opening, *_usual_times(q, opening, hours)]
+        return _Reply("answer", [_sentence(f) for f in picked], [f.id for f in picked], prefix=yes)
     if q.now or q.dated:
         # A temporary closure in force ("closed from November 20 to December 5") settles "open now?"
         # (or "open next Monday?", the context rendered for that day) whatever the weekly hours say.
@@ -2744,6 +2748,23 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
             flags=("partial",),
         )
     return None
+
+
+def _usual_times(q: _Question, opening: _Fact, hours: list[_Fact]) -> list[_Fact]:
+    """The weekly hours of the day asked about, when the opening found for it gives no times ("Tue 29
+    & Wed 30 Dec: normal hours", "open on Boxing Day"): what the visitor needs next is when."""
+    if _states_clock_range(opening.statement):
+        return []
+    weekly = [
+        f
+        for f in hours
+        if f is not opening
+        # "paused": the usual hours a dated fact on the same subject stands in for ("as normal")
+        and f.state in ("current", "paused")
+        and q.days & f.open_days & f.weekly_days
+        and _states_clock_range(f.statement)
+    ]
+    return sorted(weekly, key=lambda f: (len(f.open_days), f.order))[:1]
 
 
 def _reopening(closure: _Fact, facts: list[_Fact]) -> list[_Fact]:

@@ -18,6 +18,7 @@ from functools import cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from apps.language.ages import age_range_spans
 from apps.language.analysis import Analysis, analyse
 from apps.language.dates import (
     DateMention,
@@ -28,6 +29,7 @@ from apps.language.dates import (
     weekday_number,
 )
 from apps.language.lexicon import is_season, word_classes
+from apps.language.units import unit_name
 
 from .builtin_patterns import DAY_NAMES, DAY_WORD
 from .parts import split_label
@@ -428,11 +430,27 @@ class _Tok:
     weak: bool = False  # a bare-number range ("9-5"): hours only next to a day
 
 
+_WORD_AFTER = re.compile(r"\s*([A-Za-z]+)")
+
+
+def _counts_something(text: str, span: tuple[int, int], *, strong: bool) -> bool:
+    """Whether a number range ("4-10", "8-14") counts years or a measure, not the clock: an age range
+    ("aged 8-14", "(4-10 yrs)"), or a bare-number range with its unit after it ("2-3 hours")."""
+    if any(s < span[1] and span[0] < e for s, e in age_range_spans(text)):
+        return True
+    if strong:
+        return False
+    after = _WORD_AFTER.match(text, span[1])
+    return after is not None and unit_name(after.group(1)) is not None
+
+
 def _tokens(text: str) -> list[_Tok]:
     toks: list[_Tok] = []
     for m in _HOURS_TOKEN.finditer(text):
         kind = m.lastgroup or ""
         raw = m.group(0)
+        if kind == "range" and _counts_something(text, m.span(), strong=_fmt_range(raw)[1]):
+            continue
         if kind == "days":
             key = parse_days(raw)
             if key:

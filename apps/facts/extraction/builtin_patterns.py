@@ -524,6 +524,8 @@ def clean_np(phrase: str) -> str:
             words[0].lower(),
         )
         or _DAY_ONLY.match(words[0])
+        # a joining mark left first by a day word taken off ("weekend & school holiday price")
+        or words[0] in {"&", "+", "/"}
     ):
         if words[0].lower() == "late" and len(words) > 1 and not words[1].lower().startswith("cancel"):
             break

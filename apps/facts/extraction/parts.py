@@ -286,6 +286,15 @@ def without_dateline(text: str, on: date) -> str:
     dates = [m for m in analyse(text, base_date=on).dates if m.start is not None and not m.recurring]
     if len(dates) < 2 or dates[0].start_char != 0:
         return text
+    # A dateline names a calendar day ("18 Aug 2026"); a bare weekday opening a timetable ("Mon:
+    # closed" over "Tues & Wed: 9am to 6pm") is that line's label, not a date of posting.
+    if not any(ch.isdigit() for ch in text[: dates[0].end_char]):
+        return text
+    # The item it heads dates what it says in the same sentence; a date line of a list ("Saturday 26
+    # December: CLOSED." over "Tue 29 December: open as normal.") is that line's own date.
+    stop = re.compile(r"[.!?](?:\s|$)|\n").search(text, dates[0].end_char)
+    if stop is not None and dates[1].start_char >= stop.end():
+        return text
     rest = text[dates[0].end_char :]
     stripped = rest.lstrip()
     if not stripped[:1] or stripped[:1] not in "-\u2013\u2014:|":

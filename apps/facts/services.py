@@ -200,6 +200,19 @@ def _same_question_subject(fact: Fact, aspect: str, question: str) -> bool:
     return overlap(fact.question, question) >= _SAME_QUESTION_OVERLAP
 
 
+def _owner_restates(fact: Fact, cand: Candidate, run: _Run) -> bool:
+    """Whether the owner's answer gives a page's or document's value again in words of its own ("its
+    EUR 9.95 anywhere in Ireland but ... free on anything over EUR 80 now" of "Delivery anywhere in
+    Ireland: EUR 9.95, FREE on orders over EUR 100"): the owner's statement replaces the weaker one,
+    which confirming would keep, dropping whatever else the owner said."""
+    return (
+        run.source.kind == SourceKind.OWNER_ANSWER
+        and _authority(fact) < run.rank
+        and fact.learned_at <= run.at
+        and normalise(fact.statement).lower().rstrip(".") != normalise(cand.statement).lower().rstrip(".")
+    )
+
+
 def _same_value(fact: Fact, cand: Candidate) -> bool:
     if fact.valid_from != cand.valid_from or fact.valid_to != cand.valid_to:
         return False
@@ -508,8 +521,12 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
         named = [i for i in named if i in on_subject] + [f.pk for f in found_named]
         same_subject += found_named
 
+    restated = []
     for fact in same_subject:
         if fact.topic_id == topic.pk and fact.aspect == aspect and _same_value(fact, cand):
+            if _owner_restates(fact, cand, run):
+                restated.append(fact)
+                continue
             already = Evidence.objects.filter(
                 fact=fact, source=run.source, withdrawn_at__isnull=True
             ).exists()
@@ -525,11 +542,14 @@ def _apply_candidate(cand: Candidate, run: _Run) -> None:
             run.result.confirmed.append(fact)
             return
 
-    conflicts = [
+    conflicts = restated + [
         f
         for f in same_subject
-        if f.pk in named
-        or (_same_subject_conflicts(f, cand) and _same_question_subject(f, aspect, run.question))
+        if f not in restated
+        and (
+            f.pk in named
+            or (_same_subject_conflicts(f, cand) and _same_question_subject(f, aspect, run.question))
+        )
     ]
     stronger = [f for f in conflicts if _authority(f) > run.rank]
     if stronger:

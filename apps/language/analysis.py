@@ -157,16 +157,25 @@ class Analysis:
     def greeting_end(self) -> int:
         """Where a question starts after the greeting or name that opens it ("hi, are you open?",
         "hiya are you open today?"): 0 when it opens with the question. Read on the parse: the
-        opening words are interjections, or a lone word the parser made a second subject of the verb
-        whose own subject follows it (a greeting it does not know: "hiya" as a name); and what is
-        left opens with an auxiliary (a yes/no question's inverted verb), a wh-word or "and"."""
+        opening words are interjections, or one word no dictionary lists before an inverted
+        auxiliary; and what is left opens with an auxiliary (a yes/no question's inverted verb), a
+        wh-word or "and"."""
         tokens = self.tokens
         index = 0
         while index < len(tokens) and (tokens[index].pos == "INTJ" or tokens[index].is_punct):
             index += 1
-        if index == 0 and len(tokens) > 2 and tokens[0].dep == "nsubj" and tokens[1].pos == "AUX":
-            verb = tokens[0].head
-            if any(t.dep == "nsubj" and t.head == verb and t.i > 1 for t in tokens):
+        if index == 0 and len(tokens) > 2 and not tokens[0].like_num:
+            # A lone first word before the question's inverted verb: a greeting the tagger does not
+            # know ("hiya", read as a name or a modifier), when no dictionary lists it and it is no
+            # date ("Sunday are you open?" keeps its day).
+            after = 2 if tokens[1].is_punct else 1
+            dated = any(m.start_char == 0 for m in self.dates)
+            if (
+                after < len(tokens)
+                and tokens[after].pos == "AUX"
+                and not dated
+                and not _dictionary_word(tokens[0].text)
+            ):
                 index = 1
         while index < len(tokens) and tokens[index].is_punct:
             index += 1
@@ -283,6 +292,12 @@ def _chunk(span: Span) -> NounChunk:
         dep=span.root.dep_,
         is_pronoun=span.root.pos_ == "PRON",
     )
+
+
+def _dictionary_word(word: str) -> bool:
+    from apps.language.lexicon import word_classes  # lazy: lemminflect loads spaCy's tables
+
+    return bool(word_classes(word))
 
 
 def _question_sentence(doc: Doc) -> Span | None:

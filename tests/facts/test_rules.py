@@ -77,6 +77,13 @@ BRING_BIKE = {"topic": "Bikes", "aspect": "allowed", "statement": "Only folding 
 PARK_BIKE = {"topic": "Bikes", "aspect": "allowed", "statement": "Bikes can be parked at the station."}
 NO_BIKES = {"topic": "Bikes", "aspect": "allowed", "statement": "No bikes on board any more."}
 
+FEE5_OWNER = {
+    "topic": "Delivery",
+    "aspect": "delivery fee",
+    "statement": "Delivery is $5, but it's free on orders over $40 now.",
+    "value": "$5",
+}
+
 SCRIPT = {
     "Only folding bikes may come on board.": [BRING_BIKE],
     "Bikes can be parked at the station.": [PARK_BIKE],
@@ -90,6 +97,7 @@ SCRIPT = {
     "Gift cards available in store.": [GIFT],
     "Open Monday to Friday, 7 AM to 3 PM.": [HOURS],
     "Open until 6pm Monday to Friday until Dec 24.": [HOLIDAY],
+    "its $5 but its free on orders over $40 now": [FEE5_OWNER],
 }
 
 
@@ -207,6 +215,23 @@ def test_rule3_newer_owner_answer_replaces_older_owner_answer(business, ex):
     owner_answer_record(question="Price?", answer="Sourdough is $8.50.", read_at=at(0), extractor=ex)
     owner_answer_record(question="Price?", answer="Sourdough is now $9 a loaf.", read_at=at(1), extractor=ex)
     assert live("Sourdough") == ["Sourdough is now $9 a loaf."]
+
+
+def test_rule3_owner_answer_restating_a_value_in_its_own_words_replaces_the_page(business, ex):
+    # The same fee, and more besides: confirming the page's fact would drop what else the owner said.
+    web(ex, "Delivery within 5 miles for $5.", 0)
+    owner_answer_record(
+        question="Is delivery free?",
+        answer="its $5 but its free on orders over $40 now",
+        read_at=at(1),
+        extractor=ex,
+    )
+    assert FEE5_OWNER["statement"] in live("Delivery") and FEE5["statement"] not in live("Delivery")
+    page = Fact.objects.get(statement=FEE5["statement"])
+    assert page.status == FactStatus.RETIRED and "owner" in page.retired_reason.lower()
+    # A re-crawl of the unchanged page changes nothing; a page saying the same again only confirms.
+    assert web(ex, "Delivery within 5 miles for $5.", 2).added == []
+    assert FEE5_OWNER["statement"] in live("Delivery")
 
 
 def test_rule2_yes_no_answers_to_different_questions_are_different_subjects(business, ex):

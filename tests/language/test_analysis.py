@@ -106,6 +106,8 @@ def test_a_statement_has_a_finite_verb_a_fragment_or_a_command_has_none() -> Non
         ("are you open today?", "are you open today?"),
         ("Sourdough, is it vegan?", "Sourdough, is it vegan?"),  # a topic first is what is asked about
         ("No delivery on Sundays?", "No delivery on Sundays?"),
+        ("hiya, do you do hampers?", "do you do hampers?"),  # no dictionary lists "hiya"
+        ("Sunday are you open?", "Sunday are you open?"),  # a day first is the day asked about
     ],
 )
 def test_where_the_question_starts_after_a_greeting(text: str, question: str) -> None:

@@ -109,6 +109,7 @@ _AUX = {
     "do", "does", "did", "are", "is", "am", "can", "could", "will", "would", "have", "has", "may", "should",
     "was", "were", "shall", "might", "must", "dont", "doesnt", "arent", "isnt", "cant", "wont",
 }  # fmt: skip
+_WH_WORDS = {"what", "whats", "how", "when", "where", "which", "who", "why"}
 _LEAD_FILLER = {
     "and", "so", "also", "hi", "hello", "hey", "ok", "okay", "please", "but", "then", "um", "well", "oh",
     "great", "thanks", "cool", "quick", "question",
@@ -648,8 +649,8 @@ def _focus(text: str) -> str | None:
         r"\bhow much\b(?!\s+(?!is\b|are\b|does\b|do\b|for\b|would\b|will\b|to\b|it\b|they\b)[a-z])", low
     ):
         return "price"
-    if re.search(r"\b(price|cost|fee|charge|rates?|expensive|cheap)\b", low):
-        return "price"
+    if re.search(r"\b(price|cost|fee|charge|rates?|expensive|cheap)\b|\bpay(?:ing)? for\b", low):
+        return "price"  # "do I have to pay for delivery?" asks what it costs, not how to pay
     if re.search(r"\bhow far\b|\bdistance\b|\bradius\b", low):
         return "distance"
     if re.search(r"\bhow long\b|\bturnaround\b|\bready\b", low):  # any length of time
@@ -839,9 +840,7 @@ def _analyse(text: str, on: date, business: str = "") -> _Question:
 
 
 def _classify(q: _Question, low: str, on: date) -> None:
-    words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", low.replace("'", ""))
-    while words and words[0] in _LEAD_FILLER:
-        words = words[1:]
+    words = _question_words(low)
     if not words:
         return
     if words[0] not in _AUX:
@@ -862,6 +861,22 @@ def _classify(q: _Question, low: str, on: date) -> None:
         q.kind = "days"
         return
     _object(q, rest)
+
+
+def _question_words(low: str) -> list[str]:
+    """The words of the yes/no question a message asks, without the lead fillers: the first part
+    ending in "?" that opens with an auxiliary ("do you sell gift cards? its my dads birthday": what
+    follows the question says why, not what is asked); else the whole message."""
+    found = []
+    for part in (p for p in low.split("?") if p.strip()):
+        words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", part.replace("'", ""))
+        while words and words[0] in _LEAD_FILLER:
+            words = words[1:]
+        found.append(words)
+    asking = [w for w in found if w and (w[0] in _AUX or w[0] in _WH_WORDS)]
+    if len(found) > 1 and len(asking) == 1 and asking[0][0] in _AUX:
+        return asking[0]  # one question among remarks; two questions are read together as before
+    return [w for words in found for w in words]
 
 
 def _is_day_word(word: str) -> bool:
@@ -908,6 +923,11 @@ def _object(q: _Question, rest: list[str]) -> None:
         or (verb == "use" and any(stem(w) in concepts()["payment"] for w in obj))
     )
     q.kind = "accept" if accept else "offer"
+    if vstem is not None and vstem in concepts()["price"] and obj and obj[0] in _PREPOSITIONS:
+        # "Do you charge for delivery?": whether there is a price for it, which its price answers
+        # (a fee, or that it is free); not whether "charging" is on offer.
+        q.kind = "wh"
+        return
     if (
         verb
         and vstem
@@ -1185,9 +1205,16 @@ def _superlative_reply(q: _Question, facts: list[_Fact]) -> _Reply | None:
         return None  # nothing to rank
     if asked.noun is not None:
         naming = [(m, f) for m, f in measured if _writes(f, asked.noun)]
+        # The rows the noun heads ("Folding chair", "Padded chair"), not those it only modifies
+        # ("Chair covers"), when two or more are.
+        headed = [(m, f) for m, f in naming if stem(subject_phrase(f.topic).head or "") == stem(asked.noun)]
+        naming = headed if len(headed) >= 2 else naming
         measured = naming if len(naming) >= 2 else measured
     said = {stem(w) for w in (*asked.words, asked.noun or "") if w}
-    others = _subject(q) - said
+    # Other things the question names ("for a car") narrow the rows; its verbs ("a key you can copy")
+    # say what is done with it, not which one.
+    verbs = {stem(t.text.lower()) for t in analyse(q.text, base_date=q.on).tokens if t.pos == "VERB"}
+    others = _subject(q) - verbs - said
     narrowed = [(m, f) for m, f in measured if any(s in f.stems or s in f.topic_stems for s in others)]
     measured = narrowed or measured
     pick = min if asked.direction == "low" else max
@@ -1481,7 +1508,12 @@ def _topic_mates(q: _Question, facts: list[_Fact], vocabulary: set[str]) -> bool
     changed = False
     for chunk in analyse(q.text, base_date=q.on).noun_chunks:
         head = stem(chunk.head)
-        if chunk.is_pronoun or head in vocabulary or not _plain_noun(chunk.head) or head in _generic_ask():
+        if chunk.is_pronoun or not _plain_noun(chunk.head) or head in _generic_ask():
+            continue
+        # Said when one fact writes the phrase's words: "gift cards" is not said by "all major cards"
+        # beside "Gift vouchers".
+        words = [stem(w) for w in chunk.lemma.split() if stem(w) in q.stems]
+        if any(all(w in f.stems or w in f.topic_stems for w in words or [head]) for f in facts):
             continue
         matches = compare_many(chunk.lemma, topics)
         found = [(m.similarity or 0.0, t) for m, t in zip(matches, topics, strict=True) if m.same]
@@ -2042,6 +2074,7 @@ def _asked_day(q: _Question) -> date:
 
 
 def _wh_reply(q: _Question, facts: list[_Fact], business: str, *, limit: int = 3) -> _Reply | None:
+    q = _condition_aside(q, facts)
     candidates = facts
     if q.focus == "hours" or "hours" in q.concepts:
         # The hours of the season the question is about ("Winter hours (Nov-Mar)" not in May).
@@ -2161,6 +2194,22 @@ def _people_of_the_age(q: _Question, facts: list[_Fact]) -> set[str]:
     return {
         stem(t.lemma) for t in tokens if t.pos in ("NOUN", "PROPN") and lexical_file(t.lemma) == "noun.person"
     }
+
+
+def _condition_aside(q: _Question, facts: list[_Fact]) -> _Question:
+    """A question whose "if" clause sets the scene ("If my hamper order comes to EUR 90 do I have to
+    pay for delivery?"): the main clause says what is asked, so when a fact names its words the
+    condition's words count as context (0.3, as a follow-up's borrowed words), not as the subject.
+    A discount question is left alone (there the condition is what earns it), and so is one whose
+    date the condition gives."""
+    if q.focus == "discount" or q.period is not None or q.days:
+        return q  # "if he stays 22 to 27 December": a condition that dates the question is what is asked
+    condition = _condition_stems(q.text) & set(q.stems)
+    main = {s for s in _subject(q) if s not in condition}
+    if not condition or not main or not _named_by_any(main, facts):
+        return q
+    stems = {s: (0.3 * w if s in condition else w) for s, w in q.stems.items()}
+    return replace(q, stems=stems)
 
 
 def _named_by_any(stems: set[str], facts: list[_Fact]) -> bool:
@@ -2705,9 +2754,16 @@ def _days_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _R
     # to Sat" (the state still comes first: a temporary change outranks both).
     # A weekday that only says which day a calendar date falls on ("back on Monday 3 Jan") decides
     # nothing about that weekday in general.
+    # Hours given as a span of the clock ("Monday - Friday, 9.30am - 5pm") before a day rule of
+    # something done at set times ("parties on weekdays only in the holidays, 10am or 1pm slots").
     deciding = sorted(
         (f for f in hours if days & (f.open_days | f.closed_days) & f.weekly_days),
-        key=lambda f: (_STATE_ORDER.get(f.state, 1), len(f.open_days | f.closed_days), f.order),
+        key=lambda f: (
+            _STATE_ORDER.get(f.state, 1),
+            bool(days & f.open_days) and not _states_clock_range(f.statement),
+            len(f.open_days | f.closed_days),
+            f.order,
+        ),
     )
     if deciding:
         first = deciding[0]

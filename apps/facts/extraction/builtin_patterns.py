@@ -629,7 +629,7 @@ def polarity(text: str) -> tuple[str | None, str]:
         m = _POLARITY_WORD.match(rest)
         if not m:
             break
-        word = (m.group(1) or m.group(2) or m.group(3)).lower()
+        word = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower()
         if word in {"sorry", "unfortunately", "i'm afraid", "i am afraid"}:
             pol = pol or "no"
         elif word in _NO_WORDS:
@@ -671,7 +671,7 @@ def _denying_lead(text: str) -> str | None:
     return rest if any(t.dep_ == "neg" or t.lower_ in ("no", "never") for t in tokens) else None
 
 
-_NO_WORDS = {"no", "nope", "not at the moment", "not currently", "not yet", "afraid not", "not really"}
+_NO_WORDS = {"no", "nope", "nah", "not at the moment", "not currently", "not yet", "afraid not", "not really"}
 
 
 _POLARITY_WORD = re.compile(
@@ -680,6 +680,8 @@ _POLARITY_WORD = re.compile(
     r"|^\s*(no|nope|not at the moment|not currently|not yet|afraid not|not really)(?:\s*[,.!:;-]+\s*|\s*$|"
     r"\s+(?=(?:we|i|it|they|there|you|that|this|but|sorry|thanks|unfortunately)\b))"
     r"|^\s*(sorry|unfortunately|i'm afraid|i am afraid)\b[\s,.!:;-]*"
+    # Particles that are never a determiner, unlike "no" ("no dogs allowed"): "nope delivery is free".
+    r"|^\s*(nope|nah|yep|yup)\s+"
 )
 
 

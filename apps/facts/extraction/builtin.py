@@ -174,6 +174,19 @@ class BuiltinExtractor:
         return _dedupe(found)
 
 
+def _asks_hours(question: str, on: date) -> bool:
+    """Whether a question asks about opening hours: an opening word that is no modifier of a noun
+    ("are you open Sunday?", "closing time?"; not "the open water course", "a closed-toe shoe")."""
+    if not re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", question):
+        return False
+    tokens = analyse(question, base_date=on).tokens
+    return any(
+        t.text.lower() in ("open", "opening", "close", "closing", "closed", "hours")
+        and not (t.dep in ("amod", "compound") and tokens[t.head].pos == "NOUN" and t.text.lower() != "hours")
+        for t in tokens
+    )
+
+
 def _window_words_back(cand: Candidate, text: str, validity: Validity) -> Candidate:
     """A statement written from the sentence with its dates blanked out (so that "31" of "August 31"
     is read as no price) gets the dates' words back: "... for your first month (offer ends August
@@ -1906,7 +1919,7 @@ class _Run:
             topic = self.topic("Minimum age", alias=False)
             return _Q(topic, "Minimum age", "minimum age")
         day_m = re.search(rf"(?:\b(?:on|at|during)\s+)?(?:{DAY_PHRASE})", q)
-        if re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", q) and not re.search(
+        if _asks_hours(q, self.context.learned_on) and not re.search(
             r"(?i)\bopen (?:an?|the) \w+|\bclose to\b", q
         ):
             days = parse_days(day_m.group(0)) if day_m else None

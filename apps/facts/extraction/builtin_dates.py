@@ -28,7 +28,7 @@ from apps.language.dates import (
     tells_when_it_happened,
     weekday_number,
 )
-from apps.language.lexicon import is_season, word_classes
+from apps.language.lexicon import counts_beings, is_season, word_classes
 from apps.language.units import unit_name
 
 from .builtin_patterns import DAY_NAMES, DAY_WORD
@@ -252,7 +252,10 @@ _HOLIDAYS = (
 )
 _NAMED_HOLIDAY = re.compile(_HOLIDAYS)
 _DAY_GROUP = (
-    r"(?i:week\s?days?|week\s?ends?|every\s?day|daily|(?:7|seven) days a week|all week|"
+    r"(?i:week\s?days?|week\s?ends?|every\s?day|daily|all week|"
+    # "open 7 days" is every day; "within 7 days", "7 days' notice" and "7 days before" are spans
+    r"(?<!within )(?<!for )(?<!in )(?<!than )(?:7|seven) days(?: a week)?"
+    r"(?!['\u2019]?\s*(?:notice|in advance|ahead|before|prior|after|later|from|of|to|left))|"
     rf"(?:bank |public |national )?holidays)|{_HOLIDAYS}"
 )
 _DAY_RANGE = rf"{DAY_WORD}\s*(?:-|(?i:to|through|thru|till|until))\s*{DAY_WORD}"
@@ -397,7 +400,7 @@ def parse_days(text: str) -> str | None:
         )
         return f"{rest}, {label}" if rest else label
     days: set[int] = set()
-    if re.search(r"every\s?day|daily|(?:7|seven) days a week|all week", low):
+    if re.search(r"every\s?day|daily|(?:7|seven) days(?: a week)?|all week", low):
         return "every day"
     if re.search(r"week\s?days?", low):
         days |= {0, 1, 2, 3, 4}
@@ -431,13 +434,18 @@ class _Tok:
 
 
 _WORD_AFTER = re.compile(r"\s*([A-Za-z]+)")
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\s*$")
 
 
 def _counts_something(text: str, span: tuple[int, int], *, strong: bool) -> bool:
     """Whether a number range ("4-10", "8-14") counts years or a measure, not the clock: an age range
-    ("aged 8-14", "(4-10 yrs)"), or a bare-number range with its unit after it ("2-3 hours")."""
+    ("aged 8-14", "(4-10 yrs)", "kids 10-14": after a noun for people or animals), or a bare-number
+    range with its unit after it ("2-3 hours")."""
     if any(s < span[1] and span[0] < e for s, e in age_range_spans(text)):
         return True
+    before = _WORD_BEFORE.search(text, 0, span[0])
+    if before is not None and counts_beings(before.group(1).lower()):
+        return True  # "kids 10-14 can do it", "players 8-12": who, by age
     if strong:
         return False
     after = _WORD_AFTER.match(text, span[1])

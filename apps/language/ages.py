@@ -39,8 +39,11 @@ _MINIMUM = (
 _DASH = r"(?:-|\u2013|\u2014|to)"  # a hyphen, an en or em dash, or "to"
 _RANGE = re.compile(
     rf"(?i)\b(?:ages?\s+|aged\s+)?{_AGE}\s*{_DASH}\s*{_AGE}\s*(?:years?|yrs?|y/?o)\b"
-    rf"|\b(?:ages?|aged)\s+{_AGE}\s*{_DASH}\s*{_AGE}\b"
+    rf"|\bages?\s+{_AGE}\s*{_DASH}\s*{_AGE}\b"
 )
+#: Where a text writes ages as a range, also as a qualifier of who ("children aged 4 to 12"): no clock
+#: times there, though such a statement is a rule of who may come rather than a row's ages.
+_AGED_RANGE = re.compile(rf"(?i)\baged\s+{_AGE}\s*{_DASH}\s*{_AGE}\b")
 #: "over 60s", "over-65s", "under 16s", "over 18 years": an open end, told from "over 50 miles" by its unit.
 _OPEN_END = re.compile(rf"(?i)\b(over|above|under|below)[\s-]+{_AGE}(?:s\b|\s*(?:years?|yrs?)\b)")
 #: Words after the age that make the rule conditional ("14+ unless with a paying adult").
@@ -98,7 +101,7 @@ def minimum_age(text: str) -> MinimumAge | None:
 
 def age_range_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` writes an age range ("aged 4-10", "(4-10 yrs)"): its numbers are no clock times."""
-    return [m.span() for m in _RANGE.finditer(text)]
+    return [m.span() for pattern in (_RANGE, _AGED_RANGE) for m in pattern.finditer(text)]
 
 
 def age_ranges(text: str) -> list[tuple[int, int]]:

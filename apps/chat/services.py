@@ -136,8 +136,23 @@ def question_day(text: str, *, today: date) -> date:
     return analyse(text, base_date=today).day_about() or today
 
 
-#: "the monday after that", "the day before then": a day counted from a date the message does not name.
-_COUNTED_FROM_EARLIER = re.compile(r"(?i)\b(?:after|before)\s+(that|then|it)\b")
+def _counted_from_earlier(analysis) -> tuple[int, int] | None:
+    """The span of the word a day is counted from when it points back ("the Monday after *that*",
+    "the day before *then*", "the Friday before *that one*"), read from the parse: the object of
+    "after" or "before" is a pronoun or "then", not a date of its own."""
+    tokens = analysis.tokens
+    for prep in tokens:
+        if prep.lemma not in ("after", "before"):
+            continue
+        for obj in tokens:
+            if obj.head != prep.i or obj.dep not in ("pobj", "pcomp"):
+                continue
+            words = [t for t in tokens if t.head == obj.i and t.dep == "det"] + [obj]
+            said = " ".join(t.text.lower() for t in words)
+            if said in ("that", "then", "it", "that one"):
+                start = words[0].start_char
+                return start, obj.start_char + len(obj.text)
+    return None
 
 
 def dated_from_earlier(text: str, history: list[tuple[str, str]], *, today: date) -> str:
@@ -145,15 +160,17 @@ def dated_from_earlier(text: str, history: list[tuple[str, str]], *, today: date
     previous question named ("are you open on Boxing Day?" then "and the Monday after that?"): the
     language layer reads "the Monday after 26 December 2026" as one day. Hand-written: no library
     resolves what "that" points back to across messages; only the last question is looked at."""
-    found = _COUNTED_FROM_EARLIER.search(text)
     earlier = next((t for role, t in reversed(history) if role == "user"), None)
-    if found is None or earlier is None:
+    if earlier is None or not re.search(r"(?i)\b(?:after|before)\b", text):
+        return text
+    found = _counted_from_earlier(analyse(text, base_date=today))
+    if found is None:
         return text
     analysis = analyse(earlier, base_date=today)
     day = analysis.day_about() if analysis.dated is not None and not analysis.dated.bare_weekday else None
     if day is None:
         return text
-    return f"{text[: found.start(1)]}{day.day} {day:%B %Y}{text[found.end(1) :]}"
+    return f"{text[: found[0]]}{day.day} {day:%B %Y}{text[found[1] :]}"
 
 
 def question_names_day(text: str, *, today: date) -> bool:

@@ -10,7 +10,7 @@ import pytest
 from django_tenants.utils import tenant_context
 
 from apps.chat.answering.builtin import BuiltinAnswerer
-from apps.chat.services import answer_once, conversation_open
+from apps.chat.services import answer_once, conversation_open, dated_from_earlier
 from apps.facts.services import owner_fact_add
 
 TODAY = date(2026, 12, 1)  # a Tuesday
@@ -170,3 +170,19 @@ def test_a_day_counted_from_the_previous_questions_date(deli) -> None:
     # Without a dated question before it, "that" points at nothing to count from: the text is kept.
     asked, _reply = ask_after(deli, "do you sell olives?", "and the tuesday after that?", on=on)
     assert asked == "and the tuesday after that?"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("and the Monday after that?", "and the Monday after 26 December 2026?"),
+        ("what about the day before then", "what about the day before 26 December 2026"),
+        ("and the friday before that one?", "and the friday before 26 December 2026?"),
+        # A date of its own is counted from itself; "after" that is no preposition points at nothing.
+        ("and the monday after 4 january?", "and the monday after 4 january?"),
+        ("open the day after?", "open the day after?"),
+    ],
+)
+def test_what_a_day_is_counted_from(text: str, expected: str) -> None:
+    history = [("user", "are you open on boxing day?"), ("assistant", "We're closed on Boxing Day.")]
+    assert dated_from_earlier(text, history, today=date(2026, 12, 10)) == expected

@@ -253,7 +253,9 @@ def _runs(doc: Doc) -> list[tuple[int, int, list[int]]]:
         # miles").
         if counts_a_noun and index + 1 < n and classes[index + 1] == _MONTH:
             counts_a_noun = False
-        if cls == _NUM and (not near[index] or counts_a_noun):
+        # "18 June 2026, 10am": a number the clock's "am" or "pm" follows is a time, near a month or not.
+        clock = index + 1 < n and doc[index + 1].text.lower().rstrip(".") in ("am", "pm", "a.m", "p.m")
+        if cls == _NUM and (not near[index] or counts_a_noun or clock):
             classes[index] = None
     runs: list[tuple[int, int, list[int]]] = []
     index = 0
@@ -418,7 +420,15 @@ def _resolve_side(side: _Side, base: dt.date, prefer: str) -> tuple[dt.date, dt.
         period = _period(side, base)
         if period is not None:
             return period
-    text = " ".join(t.text for t in side.tokens)
+    # "Tuesdays 9, 16 & 23 March": a weekday in the plural before a day number says which weekday the
+    # listed days fall on; the day and the month are the date (dateparser reads no plural weekday).
+    text = " ".join(
+        t.text
+        for t, c in zip(side.tokens, side.classes, strict=True)
+        if not (
+            c == _DAY and side.has(_NUM) and _plain(t) not in _numbers("weekdays") and _plain(t).endswith("s")
+        )
+    )
     if side.has(_MONTH) and not side.has(_NUM):
         day = resolve_phrase(text, base, prefer)  # a month alone ("July", "March 2027") is all of it
         if day is None:

@@ -107,7 +107,7 @@ def find_validity(text: str, learned_on: date) -> Validity:
                 windows.append((None, last - timedelta(days=1) if role == "before" else last))
             continue
         windows.append((mention.start, mention.end))
-    valid_from, valid_to = _one_window(windows)
+    valid_from, valid_to = _one_window(windows, weekly=_weekly_series(analysis))
     if valid_from and valid_to and valid_to < valid_from:
         valid_from, valid_to = None, None
     return Validity(valid_from, valid_to, tuple(spans), tuple(seasons), tuple(months))
@@ -162,16 +162,29 @@ def _percent(analysis: Analysis) -> bool:
 LIST_GAP_DAYS = 6
 
 
-def _one_window(windows: list[tuple[date | None, date | None]]) -> tuple[date | None, date | None]:
-    """A fact has one window: the span of its dates when they lie close together, else the first of
-    them (a fact record holds one validity window; the extractor cuts separately stated items apart
-    before this, ``dated_items``)."""
+def _weekly_series(analysis: Analysis) -> bool:
+    """Whether the sentence lists the days of a weekly series, a weekday in the plural before them
+    ("Tuesdays 9, 16, 23 & 30 March"): the thing runs from the first to the last of them."""
+    first = analysis.dates[0] if analysis.dates else None
+    if first is None or len(first.weekdays) != 1 or first.start is None:
+        return False
+    word = first.text.split()[0].lower()
+    return word.endswith("s") and weekday_number(word[:-1]) is not None
+
+
+def _one_window(
+    windows: list[tuple[date | None, date | None]], *, weekly: bool = False
+) -> tuple[date | None, date | None]:
+    """A fact has one window: the span of its dates when they lie close together (a week apart in a
+    weekly series), else the first of them (a fact record holds one validity window; the extractor
+    cuts separately stated items apart before this, ``dated_items``)."""
     if not windows:
         return None, None
     starts = [w[0] for w in windows if w[0] is not None]
     ends = [w[1] for w in windows if w[1] is not None]
     closed = sorted((a, b) for a, b in windows if a is not None and b is not None)
-    if any((later[0] - earlier[1]).days > LIST_GAP_DAYS for earlier, later in pairwise(closed)):
+    gap = 7 if weekly else LIST_GAP_DAYS
+    if any((later[0] - earlier[1]).days > gap for earlier, later in pairwise(closed)):
         return closed[0]
     return (min(starts) if starts else None), (max(ends) if ends else None)
 
@@ -269,13 +282,17 @@ _WORD_TIME = r"(?i:(?:12(?:[:.]00)?\s*)?(?:noon|midday|midnight))"
 _DOT_TIME = rf"(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])\.[0-5]\d{_MER}"
 _TIME = rf"(?:{_WORD_TIME}|{_DOT_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}?)"
 _TIME_STRONG = rf"(?:{_WORD_TIME}|{_DOT_TIME}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?!\d){_MER}|(?<![\w$£€.,:/])(?:[01]?\d|2[0-3]):[0-5]\d(?!\d))"
-_TO = r"\s*(?:-|(?i:to|till|until|and))\s*"
+_TO = r"\s*(?:-|(?i:to|till|til|'til|until|and))\s*"
+# "10.00 - 17.30": a span of the 24-hour clock written with dots, whose end is past noon (a bare
+# "8.50 - 12.00" may be amounts); the minutes a clock's quarter hours.
+_DOT_24H = r"(?:[01]?\d|2[0-3])\.(?:00|15|30|45)"
+_DOT_SPAN = rf"(?<![\w$£€.,:/]){_DOT_24H}\s*(?:-|\u2013|(?i:to|till|until))\s*(?:1[3-9]|2[0-4])\.(?:00|15|30|45)(?![\d.])"
 # A range's end may write its minutes after a dot without am/pm ("5-10.30"): after a start time and
 # a "to", no amount is meant.
 _RANGE_END = r"(?:(?<![\w$£€.,:/])(?:[01]?\d|2[0-4])\.[0-5]\d(?![\d.])(?!\s?(?i:[ap]\.?\s?m\b)))"
 _HOURS_TOKEN = re.compile(
     rf"(?P<days>{_DAY_LIST})"
-    rf"|(?P<range>(?:(?i:from|between)\s+)?{_TIME}{_TO}(?:{_RANGE_END}|{_TIME}))"
+    rf"|(?P<range>(?:(?i:from|between)\s+)?(?:{_DOT_SPAN}|{_TIME}{_TO}(?:{_RANGE_END}|{_TIME})))"
     rf"|(?P<until>(?i:until|till|til|'til|to|by|closes? at|close at|closing at)\s+{_TIME_STRONG})"
     rf"|(?P<from>(?i:from|opens? at|opening at|starting at|after)\s+{_TIME_STRONG})"
     rf"|(?P<list>(?:(?i:at)\s+)?{_TIME_STRONG}(?:\s*(?:,\s*(?i:and)?|&|(?i:and))\s*{_TIME_STRONG})*)"
@@ -334,7 +351,7 @@ def _fmt_time(raw: str) -> tuple[str, bool]:
 
 def _fmt_range(raw: str) -> tuple[str, bool]:
     raw = re.sub(r"(?i)^(?:from|between)\s+", "", raw.strip())
-    pieces = re.split(r"(?i)\s*(?:-|\bto\b|\btill\b|\buntil\b|\band\b)\s*", raw, maxsplit=1)
+    pieces = re.split(r"(?i)\s*(?:-|\u2013|\bto\b|\btill\b|'?\btil\b|\buntil\b|\band\b)\s*", raw, maxsplit=1)
     if len(pieces) != 2:
         return raw, False
     if not re.search(r"(?i)[ap]\.?\s?m|noon|midnight", raw) and max(_hour(pieces[0]), _hour(pieces[1])) >= 13:
@@ -349,7 +366,7 @@ def _hour(raw: str) -> int:
 
 
 def _from_24h(raw: str) -> str:
-    m = re.search(r"(\d{1,2})(?::(\d{2}))?", raw)
+    m = re.search(r"(\d{1,2})(?:[:.](\d{2}))?", raw)
     if not m:
         return raw.strip()
     hour, minutes = int(m.group(1)), m.group(2)

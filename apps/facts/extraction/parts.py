@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -256,6 +256,31 @@ def continued(sentence: str, label: str) -> str:
     return sentence
 
 
+def _shout_as_label(sentences: list[str]) -> list[str]:
+    """A name shouted in capitals before the fragment it heads ("ARAN SALE! 20% off all Aran weight
+    yarn until 28 February.") labels that fragment ("Aran sale: 20% off ..."): alone it states
+    nothing, and the fragment alone does not say what it is."""
+    if len(sentences) < 2:
+        return sentences
+    first = sentences[0].strip()
+    name = first.rstrip("!").strip()
+    letters = [c for c in name if c.isalpha()]
+    if not first.endswith("!") or len(letters) < 3 or name.upper() != name or len(name.split()) > 5:
+        return sentences
+    if any(ch.isdigit() for ch in name) or split_label(sentences[1])[0]:
+        return sentences
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    # Only a fragment takes it ("20% off all Aran weight yarn ..."): a sentence with a subject of its
+    # own ("... the warehouse is also open Saturdays") already says what it is about.
+    if any(
+        t.dep in ("nsubj", "nsubjpass", "expl") for t in analyse(sentences[1], base_date=date.today()).tokens
+    ):
+        return sentences
+    label = name[:1] + name[1:].lower()
+    return [f"{label}: {sentences[1].lstrip()}", *sentences[2:]]
+
+
 def _opens_with_a_weekday(sentence: str) -> bool:
     """A sentence with no verb of its own that starts with a weekday ("Sunday 4pm-6pm only.")."""
     if not sentence.strip()[:1].isalpha() or not any(ch.isdigit() for ch in sentence):
@@ -464,6 +489,21 @@ def _heading_window(name: str) -> str:
     return f"from {mention.text}" if mention.start else f"until {mention.text}"
 
 
+def _lead_in_window(sentence: str) -> str:
+    """The dates a sentence that opens a list gives for it, as a window: "Effective 1 April 2027 the
+    following prices change:" -> "from 1 April 2027", "Between 1 and 14 June we run these offers:"
+    -> "1 and 14 June". One start or one range only, as for a heading."""
+    if not any(ch.isdigit() for ch in sentence):
+        return ""
+    from apps.language.analysis import analyse  # lazy, as in dated_back
+
+    dates = [m for m in analyse(sentence, base_date=date.today()).dates if not m.recurring]
+    if len(dates) != 1 or dates[0].kind != "range" or dates[0].start is None:
+        return ""
+    mention = dates[0]
+    return mention.text if mention.end and mention.end != mention.start else f"from {mention.text}"
+
+
 def _cell_in_window(cell: RowCell, window: str) -> RowCell:
     """A priced cell of a dated section, with the section's dates in its note (see _in_window)."""
     own = f"{cell.value} {cell.detail}".strip()  # the item and variant are names ("Valentine's")
@@ -529,6 +569,7 @@ def split_parts(text: str) -> list[Part]:
         if para:
             label_before, before = "", ""
             sentences = windows_back(split_sentences(without_dateline(_join_lines(para), date.today())))
+            sentences = _shout_as_label(sentences)
             if fresh_section and sentences:
                 window = _section_dates(sentences[0]) or window
             # A paragraph that opens with a name and its dates alone ("TAX SEASON HOURS - Monday,
@@ -546,6 +587,10 @@ def split_parts(text: str) -> list[Part]:
                     _emit(parts, breadcrumb(), cell.text(), block, row=cell)
                 if not cells:
                     _emit(parts, breadcrumb(), _in_window(unit, dates), block)
+            # "Effective 1 April 2027 the following prices change:": a sentence that opens a list
+            # with the day it starts (or the days it holds) dates the rest of the section.
+            if sentences and sentences[-1].rstrip().endswith(":"):
+                window = _lead_in_window(sentences[-1]) or window
             block += 1
             para.clear()
 
@@ -626,6 +671,7 @@ def split_parts(text: str) -> list[Part]:
         if (bold or lab) and bullet_body(line) is None:
             flush()
             label = _clean_inline((bold or lab).group(1)).rstrip(":")  # type: ignore[union-attr]
+            window = _lead_in_window(label) or window  # "From 1 March 2027 these prices apply:"
             opening_caption = caption_of(line)  # a list right under it is its list
             i += 1
             continue
@@ -652,7 +698,29 @@ def split_parts(text: str) -> list[Part]:
         para.append(line)
         i += 1
     flush()
-    return parts
+    return _told_apart_by_section(parts)
+
+
+def _told_apart_by_section(parts: list[Part]) -> list[Part]:
+    """Rows that give one item and column twice under two headings ("WEEKEND HIRE" and "WEEK HIRE"
+    over the same tubs and seasons): each row's section is part of what it prices, or the second
+    table would read as a correction of the first."""
+    headings: dict[tuple[str, str], set[str]] = {}
+    for part in parts:
+        if part.row is not None:
+            key = (part.row.item.lower(), part.row.variant.lower())
+            headings.setdefault(key, set()).add(part.heading)
+    out: list[Part] = []
+    for part in parts:
+        cell = part.row
+        section = without_notes(part.heading.rsplit(" > ", 1)[-1]).strip() if cell else ""
+        if cell is None or len(headings[(cell.item.lower(), cell.variant.lower())]) < 2 or not section:
+            out.append(part)
+            continue
+        variant = f"{section}, {cell.variant}" if cell.variant else section
+        cell = cell.model_copy(update={"variant": variant})
+        out.append(replace(part, text=normalise(cell.text()), hash=part_hash(cell.text()), row=cell))
+    return out
 
 
 # A heading in capitals sits under the markup's own top headings ("# Price list" over "ROSES").

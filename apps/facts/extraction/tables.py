@@ -22,6 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
@@ -114,6 +115,18 @@ _UNIT = re.compile(
     r"page|kg|lb|unit)\b)"
 )
 _AMOUNT = re.compile(rf"[{_CURRENCY}]\s?\d[\d.,]*|\d[\d.,]*\s?(?:[{_CURRENCY}]|eur\b|usd\b|gbp\b)", re.I)
+_RANGE_END = re.compile(rf"\s?(?:-|\u2013|\u2014|to)\s?(?:{_AMOUNT.pattern}|\d[\d.,]*(?![\d.,]))", re.I)
+
+
+def _range_end_ok(low: Decimal, end: str, rest: str) -> bool:
+    """Whether "- 60" after "$35" ends a range of prices: an amount with its currency, or a bare
+    number above the first that no unit of its own follows ("£40 - 30 min" is a price and a length)."""
+    if any(c in end for c in _CURRENCY) or re.search(r"(?i)eur|usd|gbp", end):
+        return True
+    high = Price.fromstring(end).amount
+    if high is None or high <= low:
+        return False
+    return not re.match(r"\s*[a-z]", rest, re.I) or _UNIT.match(rest) is not None
 
 
 def _has_amount(text: str) -> bool:
@@ -147,9 +160,13 @@ def read_value(cell: str) -> _Value | None:
     price = Price.fromstring(found.group(0))
     if price.amount is None or (price.currency is None and "¢" not in found.group(0)):
         return None
-    after = rest[found.end() :]
+    amount, after = found.group(0), rest[found.end() :]
+    # "$1,150 - $1,900", "£45 to £70": a range of prices is one value, its lower end first.
+    upper = _RANGE_END.match(after)
+    if upper and _range_end_ok(price.amount, upper.group(0), after[upper.end() :]):
+        amount, after = amount + upper.group(0), after[upper.end() :]
     unit = _UNIT.match(after)
-    written = found.group(0) + (unit.group(0) if unit else "")
+    written = amount + (unit.group(0) if unit else "")
     note = after[unit.end() :] if unit else after
     tail = re.match(r"^\s*[a-z]+(?:\s+[a-z]+)?(?=\s*$|\s*[,;(])", note)
     if unit and unit.group(0).strip().lower().startswith("per") and tail:  # "£4.50 per standard key"
@@ -469,14 +486,16 @@ def _table_cells(header: list[str], rows: list[list[str]], caption: str) -> list
     subject = (
         "" if not by_caption else caption if not _has_price_word(caption) else _strip_price_words(caption)
     )
+    telling = _telling_columns(rows)
     out: list[RowCell] = []
     for row in rows:
         label = row[0] if by_caption or not header else _named_by_header(row[0], header[0])
         priced = [(j, v) for j, c in enumerate(row) if j > 0 and (v := read_value(c)) is not None]
+        told = [c for j, c in enumerate(row) if j in telling.get(row[0], ())]
         text_cells = [
             _count_label(c, header[j] if j < len(header) else "")
             for j, c in enumerate(row)
-            if j > 0 and c and read_value(c) is None
+            if j > 0 and c and read_value(c) is None and j not in telling.get(row[0], ())
         ]
         for j, value in priced:
             column = header[j] if j < len(header) else ""
@@ -490,11 +509,33 @@ def _table_cells(header: list[str], rows: list[list[str]], caption: str) -> list
                     variants.append(column)
             else:
                 item = label
+                variants.extend(told)
                 if column:
                     variants.append(column)
             detail = ", ".join([*text_cells, value.note] if value.note else text_cells)
             out.append(RowCell(item=item, variant=", ".join(variants), value=value.value, detail=detail))
     return out
+
+
+def _telling_columns(rows: list[list[str]]) -> dict[str, tuple[int, ...]]:
+    """For a label that heads two or more rows ("Pebble Merino | DK | 50g" and "Pebble Merino | Aran
+    | 100g"), the text columns whose cells differ between those rows: they say which of the item each
+    row prices, as a variant does, or the rows would read as one price said twice."""
+    groups: dict[str, list[list[str]]] = {}
+    for row in rows:
+        groups.setdefault(row[0], []).append(row)
+    telling: dict[str, tuple[int, ...]] = {}
+    for label, group in groups.items():
+        if len(group) < 2:
+            continue
+        width = max(len(r) for r in group)
+        cells = [[r[j] if j < len(r) else "" for r in group] for j in range(1, width)]
+        telling[label] = tuple(
+            j + 1
+            for j, column in enumerate(cells)
+            if len(set(column)) > 1 and not any(read_value(c) for c in column)
+        )
+    return telling
 
 
 def _named_by_header(label: str, header: str) -> str:

@@ -3019,6 +3019,17 @@ def _within(tokens_: tuple[Any, ...], i: int, root: int) -> bool:
     return False
 
 
+def _said_as_trade(q: _Question, business: str, trade: set[str]) -> set[str]:
+    """The stems of the business's name the question writes only as the name does ("nails" at a nail
+    bar): "parking" meets "Park" of a trampoline park on one key, but it is another word, so the
+    question still has to be answered about it."""
+    if not trade:
+        return trade
+    names = {t.lemma for t in analyse(business, base_date=q.on).tokens}
+    tokens = analyse(q.text, base_date=q.on).tokens
+    return {s for s in trade if all(t.lemma in names for t in tokens if stem(t.text.lower()) == s)}
+
+
 def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _Reply | None:
     numbers = [s for s in q.object_stems if s[:1].isdigit()]
     targets = [s for s in q.object_stems if not s[:1].isdigit()]
@@ -3063,7 +3074,8 @@ def _offer_reply(q: _Question, facts: list[_Fact], business: str, on: date) -> _
             return _Reply("answer", [_sentence(f)], [f.id], prefix="No, " if _plain_negative(f) else "No — ")
     # 2. A fact that names it, positively and without conditions: "Yes". A word of the business's own
     #    name is what it does ("Do you do nails for children?" at a nail bar): the rest must be named.
-    named = [s for s in targets if s not in trade] or targets
+    said_as_trade = _said_as_trade(q, business, trade)
+    named = [s for s in targets if s not in said_as_trade] or targets
     for f in ranked:
         if named and all(_covered(s, f, broad=False) for s in named) and verb_ok(f):
             negated = _negated_stems(f)

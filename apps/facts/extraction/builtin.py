@@ -177,11 +177,13 @@ class BuiltinExtractor:
 def _asks_hours(question: str, on: date) -> bool:
     """Whether a question asks about opening hours: an opening word that is no modifier of a noun
     ("are you open Sunday?", "closing time?"; not "the open water course", "a closed-toe shoe")."""
-    if not re.search(r"(?i)\b(?:open|opening|close|closing|closed|hours)\b", question):
+    words = ("open", "opening", "close", "closing", "closed", "hours")
+    # The cheap word test first: most owner questions are not about hours and need no parse.
+    if not set(re.findall(r"[a-z]+", question.lower())) & set(words):
         return False
     tokens = analyse(question, base_date=on).tokens
     return any(
-        t.text.lower() in ("open", "opening", "close", "closing", "closed", "hours")
+        t.text.lower() in words
         and not (t.dep in ("amod", "compound") and tokens[t.head].pos == "NOUN" and t.text.lower() != "hours")
         for t in tokens
     )
@@ -717,6 +719,8 @@ class _Run:
                 continue
             if re.fullmatch(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d", phone):
                 continue  # a span of years
+            if re.fullmatch(r"\d{1,2}\.\d\d\s*-\s*\d{1,2}\.\d\d", phone):
+                continue  # "10.00 - 17.30": a span of the clock (or of prices), two groups, no number
             other = re.search(
                 r"\b(?:call|contact|ring|phone|text)\s+(?:the\s+)?(?P<name>(?:[A-Z][\w'&.-]*\s+){1,8}?)(?:at|on)\s*:?\s*$",
                 text[: m.start()],
@@ -2262,6 +2266,30 @@ class _Run:
         deny = capitalise(f"{where}{who} cannot {theirs}")
         return _Q(topic, phrase, aspect, affirm, deny, declarative=affirm, action=base)
 
+    def _priced_thing(self, rest: str) -> str:
+        """The thing a price question with a dummy "it" asks about: "it still £45 for a drop in seat"
+        -> "drop in seat", read on the parse (the object of "for" after an amount). A person or a
+        group after "for" is who pays ("is it free for kids?"), not what is priced: ""."""
+        analysis = analyse(rest, base_date=self.context.learned_on)
+        if not analysis.amounts and "free" not in {t.lemma for t in analysis.tokens}:
+            return ""
+        tokens = analysis.tokens
+        for chunk in analysis.noun_chunks:
+            if chunk.dep != "pobj" or chunk.is_pronoun:
+                continue
+            head = next(
+                (t for t in tokens if t.start_char >= chunk.start_char and t.lemma == chunk.head), None
+            )
+            prep = tokens[head.head] if head is not None else None
+            if (
+                prep is None
+                or prep.lemma != "for"
+                or lexical_file(chunk.head) in ("noun.person", "noun.group")
+            ):
+                continue
+            return clean_np(chunk.text)
+        return ""
+
     def be_question(self, rest: str) -> _Q:
         """ "Is delivery free?", "Is the office wheelchair accessible?", "Are children welcome?"."""
         words = rest.split()
@@ -2282,6 +2310,9 @@ class _Run:
             tail = rest[len(fit.group("subj")) :].strip()
             return _Q(self.topic(who), who, "suitable", f"{name} {be(name)} {tail}",
                       f"{name} {be(name)} not {tail}", declarative=f"{name} {be(name)} {tail}")  # fmt: skip
+        thing = self._priced_thing(rest) if words[0].lower() == "it" else None
+        if thing:  # "Is it still £45 for a drop in seat?": the seat's price
+            return _Q(self.topic(thing), thing, "price", declarative=f"{capitalise(thing)} {be(thing)}")
         if subj.lower() in {"you", "it", "y'all"} or self.is_self(subj):
             own = subj.lower() in {"you", "it"} or set(words_of(subj.lower())) <= self.biz_words | {"the"}
             name = self.biz if own else f"{possessive(self.biz)} {clean_np(subj)}"

@@ -70,12 +70,18 @@ def test_scenario_holds_its_floor(path):
         for column in COLUMNS
         if summary[column]["passed"] < floors[key][column]
     }
-    failing = [
-        f"{q.ask} [{name}] missing={c.missing} forbidden={c.forbidden}: {c.text[:200]!r}"
-        for q in report.questions
-        for name, c in q.columns.items()
-        if not c.passed
-    ]
+    # A held-out file is not read while tuning: its failure names no question, only the counts (its
+    # questions are read with `manage.py scenario` when someone decides to, not by a failing test).
+    failing = (
+        ["(held out: run `manage.py scenario` on the file to read them)"]
+        if key.startswith("heldout/")
+        else [
+            f"{q.ask} [{name}] missing={c.missing} forbidden={c.forbidden}: {c.text[:200]!r}"
+            for q in report.questions
+            for name, c in q.columns.items()
+            if not c.passed
+        ]
+    )
     assert below == {}, f"fewer questions pass than recorded (passed, floor): {below}; failing: {failing}"
     if floors[key].get("disagreements"):
         assert report.disagreements >= report.expect_disagreements
